@@ -1,0 +1,72 @@
+# mlmem: labs on memory for machine-learning systems. `make help` lists what you can do.
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+MAKEFLAGS += --no-print-directory
+
+LABS       := $(sort $(notdir $(wildcard labs/lab[0-9][0-9]-*)))
+LAB_IDS    := $(patsubst lab%,%,$(foreach l,$(LABS),$(firstword $(subst -, ,$l))))
+SUBMISSION ?= labs
+BUILD      := build
+DEPS_OK     = bash common/setup-deps.sh
+PY          = $(shell common/find-python.sh)
+GRADER      = $(DEPS_OK) && py=$$(common/find-python.sh) || { echo "mlmem: no Python 3.11+ with pytest found (install python3-pytest)" >&2; exit 1; } && $$py -m grader
+
+lab_slug = $(filter lab$(1)-%,$(LABS))
+
+help:
+	@echo "mlmem — memory for machine-learning systems, one lab at a time"
+	@echo
+	@echo "Students"
+	@echo "  make labNN                 build lab NN from labs/ and run its unit tests (e.g. make lab01)"
+	@echo "  make grade [LAB=NN]        grade all labs or one; score table + build/grade/results.json"
+	@echo "        [SUBMISSION=dir]     grade another tree laid out like labs/ (e.g. SUBMISSION=solutions)"
+	@echo "        [STRICT=1]           exit non-zero unless the score is full"
+	@echo "  make hwinfo                cores, caches, line size, NUMA nodes, GPUs of this machine"
+	@echo "  make plots [LAB=NN]        PNG plots from your own benchmark runs (build/plots/)"
+	@echo "  make slides                render the slide decks to HTML (build/slides/, opens offline)"
+	@echo
+	@echo "Course staff and maintainers"
+	@echo "  make test                  the project's own tests: grader, skeletons fail, solutions pass,"
+	@echo "                             fault injection, sanitizers"
+	@echo "  make deps                  install the Debian packages mlmem needs (done automatically)"
+	@echo "  make clean                 remove build/"
+	@echo
+	@echo "Labs: $(LAB_IDS)"
+	@for l in $(LABS); do echo "  $$l"; done
+
+deps:
+	@$(DEPS_OK)
+
+lab%:
+	@if [ -z "$(call lab_slug,$*)" ]; then \
+	  echo "mlmem: there is no lab '$*'. The labs are:"; for l in $(LABS); do echo "  make $${l%%-*}    ($$l)"; done; exit 2; fi
+	@$(DEPS_OK)
+	@$(MAKE) -f common/lab-build.mk LABSRC=labs/$(call lab_slug,$*) OUT=$(BUILD)/labs/$(call lab_slug,$*)
+	@echo "== unit tests of $(call lab_slug,$*) (your code in labs/$(call lab_slug,$*)/src) =="
+	@$(BUILD)/labs/$(call lab_slug,$*)/check_lab || echo "(some tests fail: see above; \`make grade LAB=$*\` scores them)"
+
+grade:
+	@$(GRADER) grade $(if $(LAB),--lab $(LAB)) --submission "$(SUBMISSION)" $(if $(filter 1,$(STRICT)),--strict)
+
+plots:
+	@$(GRADER) plots $(if $(LAB),--lab $(LAB)) --submission "$(SUBMISSION)"
+
+hwinfo: $(BUILD)/tools/hwinfo
+	@$(BUILD)/tools/hwinfo
+
+include common/flags.mk
+$(BUILD)/tools/hwinfo: common/hwinfo.c common/mm_hw.c common/mm_hw.h common/flags.mk
+	@$(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -D_GNU_SOURCE $(CUDA_CPPFLAGS) -o $@ common/hwinfo.c common/mm_hw.c $(CUDA_LDLIBS) $(LDLIBS) -pthread
+
+test:
+	@$(GRADER) selftest
+
+slides:
+	@bash slides/render.sh
+
+clean:
+	rm -rf $(BUILD)
+
+.PHONY: help deps grade plots hwinfo test slides clean

@@ -1,0 +1,82 @@
+/* Benchmark harness (see mm_bench.h). */
+#include "mm_bench.h"
+#include <errno.h>
+#include <stdlib.h>
+#include "mm_timer.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double mm_median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double time_once(const mm_bench_case_t *c)
+{
+    uint64_t t0 = mm_now_ns();
+    c->run(c->arg);
+    return mm_elapsed_s(t0);
+}
+
+int mm_bench_interleaved(const mm_bench_case_t *cases, size_t n, unsigned warmup, unsigned reps,
+                         double *median_s)
+{
+    if (!cases || n == 0 || !median_s || reps == 0 || reps > MM_BENCH_MAX_REPS)
+        return -EINVAL;
+    for (unsigned w = 0; w < warmup; w++)
+        for (size_t i = 0; i < n; i++)
+            cases[i].run(cases[i].arg);
+    double *t = calloc(n * reps, sizeof *t);
+    if (!t)
+        return -ENOMEM;
+    for (unsigned r = 0; r < reps; r++)
+        for (size_t i = 0; i < n; i++)
+            t[i * reps + r] = time_once(&cases[i]);
+    for (size_t i = 0; i < n; i++)
+        median_s[i] = mm_median(&t[i * reps], reps);
+    free(t);
+    return 0;
+}
+
+void mm_bench_begin(mm_json_t *j, const char *lab)
+{
+    mm_json_str(j, "lab", lab);
+    mm_json_object(j, "metrics");
+}
+
+void mm_bench_metric(mm_json_t *j, const char *name, double value, const char *unit,
+                     const char *detail)
+{
+    mm_json_object(j, name);
+    mm_json_num(j, "value", value);
+    mm_json_str(j, "unit", unit);
+    mm_json_str(j, "detail", detail);
+    mm_json_close(j, '}');
+}
+
+static void metric_note(mm_json_t *j, const char *name, const char *key, const char *text)
+{
+    mm_json_object(j, name);
+    mm_json_str(j, key, text);
+    mm_json_close(j, '}');
+}
+
+void mm_bench_skip(mm_json_t *j, const char *name, const char *reason)
+{
+    metric_note(j, name, "skipped", reason);
+}
+
+void mm_bench_fail(mm_json_t *j, const char *name, const char *why)
+{
+    metric_note(j, name, "error", why);
+}
+
+void mm_bench_end_metrics(mm_json_t *j)
+{
+    mm_json_close(j, '}');
+}

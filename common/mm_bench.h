@@ -1,0 +1,39 @@
+/* Benchmark harness: warm-up, interleaved repeats, median; and the one JSON object every lab's
+ * benchmark prints for the grader:
+ *   {"lab": "01", "metrics": {NAME: {"value": V, "unit": U, "detail": D} |
+ *                                   {"skipped": REASON} | {"error": WHY}, ...},
+ *    "series": {...}, "info": {...}}
+ * Metric names and thresholds are declared in the lab's lab.toml; the grader scores them. */
+#ifndef MM_BENCH_H
+#define MM_BENCH_H
+#include <stddef.h>
+#include "mm_json.h"
+
+typedef struct {
+    const char *name;
+    void (*run)(void *arg); /* one timed repetition */
+    void *arg;
+} mm_bench_case_t;
+
+/* Runs every case `warmup` times, then `reps` rounds in which each case runs once, in turn
+ * (interleaved, so drift in machine speed hits all cases alike). Writes each case's median
+ * seconds to median_s[i]. reps 1..MM_BENCH_MAX_REPS. Returns 0, or -EINVAL. */
+#define MM_BENCH_MAX_REPS 101
+int mm_bench_interleaved(const mm_bench_case_t *cases, size_t n, unsigned warmup, unsigned reps,
+                         double *median_s);
+
+/* Median of v[0..n) (n >= 1); reorders v. */
+double mm_median(double *v, size_t n);
+
+/* Writes the opening of the bench object and opens "metrics". */
+void mm_bench_begin(mm_json_t *j, const char *lab);
+/* Inside "metrics": one measured metric, or one that could not be measured and why. */
+void mm_bench_metric(mm_json_t *j, const char *name, double value, const char *unit,
+                     const char *detail);
+void mm_bench_skip(mm_json_t *j, const char *name, const char *reason);
+/* Inside "metrics": the student's code failed to produce the metric (scored zero, with `why`). */
+void mm_bench_fail(mm_json_t *j, const char *name, const char *why);
+/* Closes "metrics"; the caller may then add "series" / "info" objects and call mm_json_end. */
+void mm_bench_end_metrics(mm_json_t *j);
+
+#endif

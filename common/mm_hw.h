@@ -1,0 +1,50 @@
+/* What this machine has, read once through hwloc (and libnuma for NUMA policy facts):
+ * cache line and cache sizes, cores, NUMA nodes, PCI GPUs and the NUMA node each is attached to.
+ * Thread-safe: the topology is loaded on first use and kept for the life of the process. */
+#ifndef MM_HW_H
+#define MM_HW_H
+#include <stddef.h>
+
+#define MM_HW_MAX_CACHES 8
+#define MM_HW_MAX_GPUS 16
+
+typedef struct {
+    unsigned level;  /* 1, 2, 3, ... */
+    size_t size;     /* bytes, as the OS reports it (VMs may report odd values) */
+    size_t line;     /* line size in bytes, 0 if unknown */
+    int ways;        /* associativity, -1 fully associative, 0 unknown */
+} mm_cache_t;
+
+typedef struct {
+    char bdf[16];        /* PCI address "dddd:bb:dd.f" */
+    unsigned vendor, device;
+    int numa_node;       /* OS index of the nearest NUMA node, -1 if the machine does not say */
+} mm_gpu_pci_t;
+
+/* Cache line size in bytes of the L1 data cache: hwloc first, then sysconf, else 64. Never 0. */
+size_t mm_hw_line_size(void);
+
+/* Fills `out` with one entry per data/unified cache level (the first cache of each level seen
+ * from PU 0), smallest level first. Returns the number of entries (0..max), or -1 if hwloc
+ * could not load the topology. */
+int mm_hw_caches(mm_cache_t *out, int max);
+
+/* Physical cores / hardware threads (PUs) this process may run on. At least 1. */
+unsigned mm_hw_cores(void);
+unsigned mm_hw_pus(void);
+
+/* NUMA nodes this process may use (at least 1). */
+unsigned mm_hw_numa_nodes(void);
+
+/* Fills `out` with the display/3D-class PCI devices from NVIDIA, AMD or Intel that hwloc sees,
+ * with their NUMA locality. Returns the count (0..max), or -1 on error. */
+int mm_hw_gpus(mm_gpu_pci_t *out, int max);
+
+/* Binds the calling thread to the k-th core (k modulo the core count; cores of different
+ * packages are numbered in hwloc's logical order). Returns 0 or a negative errno. */
+int mm_hw_pin_to_core(unsigned k);
+
+/* Removes any binding of the calling thread (binds it to all allowed PUs). Returns 0 or -errno. */
+int mm_hw_unpin(void);
+
+#endif

@@ -1,0 +1,207 @@
+/* Lab 01 benchmark: your padded counters and parallel statistics against the packed baselines,
+ * measured in the same run with two threads on two cores, and your line-size experiment.
+ * Prints one JSON object (common/mm_bench.h); the grader scores it with lab.toml's thresholds. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "baseline.h"
+#include "counters.h"
+#include "linesize.h"
+#include "mm_bench.h"
+#include "mm_hw.h"
+#include "mm_rng.h"
+#include "stats.h"
+
+#define INCREMENTS 40000000ull /* per thread, per repetition */
+#define SAMPLES (16u << 20)    /* floats in the statistics stream */
+#define REPS 7
+#define WORKERS 2
+
+typedef struct {
+    uint64_t *slot[WORKERS];
+} counters_case_t;
+
+typedef struct {
+    volatile uint64_t *slot;
+    unsigned core;
+} bump_arg_t;
+
+static void *bump(void *p)
+{
+    bump_arg_t *a = p;
+    mm_hw_pin_to_core(a->core);
+    for (uint64_t i = 0; i < INCREMENTS; i++)
+        (*a->slot)++;
+    return NULL;
+}
+
+/* One repetition: each worker hammers its own slot. */
+static void run_counters(void *p)
+{
+    counters_case_t *c = p;
+    pthread_t t[WORKERS];
+    bump_arg_t a[WORKERS];
+    for (unsigned w = 0; w < WORKERS; w++) {
+        a[w] = (bump_arg_t){ c->slot[w], w };
+        if (pthread_create(&t[w], NULL, bump, &a[w]) != 0)
+            abort();
+    }
+    for (unsigned w = 0; w < WORKERS; w++)
+        pthread_join(t[w], NULL);
+}
+
+static void bench_counters(mm_json_t *j)
+{
+    cl_counters_t *mine = NULL;
+    int rc = cl_counters_create(&mine, WORKERS, cl_line_size());
+    uint64_t *packed = cl_packed_counters_create(WORKERS);
+    if (rc != 0 || !packed) {
+        char why[128];
+        snprintf(why, sizeof why, "cl_counters_create failed: %s", strerror(rc < 0 ? -rc : ENOMEM));
+        mm_bench_fail(j, "counters_speedup", why);
+        cl_packed_counters_destroy(packed);
+        return;
+    }
+    counters_case_t base = { { &packed[0], &packed[1] } };
+    counters_case_t yours = { { cl_counters_slot(mine, 0), cl_counters_slot(mine, 1) } };
+    mm_bench_case_t cases[2] = { { "packed", run_counters, &base }, { "yours", run_counters, &yours } };
+    double t[2];
+    if (!yours.slot[0] || !yours.slot[1] || mm_bench_interleaved(cases, 2, 1, REPS, t) != 0) {
+        mm_bench_fail(j, "counters_speedup", "cl_counters_slot returned NULL");
+    } else {
+        char d[160];
+        snprintf(d, sizeof d, "packed %.1f ms, yours %.1f ms (median of %d, 2 x %llu increments)",
+                 t[0] * 1e3, t[1] * 1e3, REPS, INCREMENTS);
+        mm_bench_metric(j, "counters_speedup", t[0] / t[1], "x", d);
+    }
+    cl_counters_destroy(mine);
+    cl_packed_counters_destroy(packed);
+}
+
+typedef struct {
+    void (*add)(cl_accum_t *, unsigned, float);
+    cl_accum_t *acc;
+    const float *x;
+} stats_case_t;
+
+typedef struct {
+    const stats_case_t *c;
+    unsigned w;
+} feed_arg_t;
+
+/* A worker: every sample it decodes goes into its partial, one call per sample. */
+static void *feed(void *p)
+{
+    feed_arg_t *f = p;
+    mm_hw_pin_to_core(f->w);
+    size_t lo = (size_t)SAMPLES * f->w / WORKERS, hi = (size_t)SAMPLES * (f->w + 1) / WORKERS;
+    for (size_t i = lo; i < hi; i++)
+        f->c->add(f->c->acc, f->w, f->c->x[i]);
+    return NULL;
+}
+
+static void run_stats(void *p)
+{
+    pthread_t t[WORKERS];
+    feed_arg_t f[WORKERS];
+    for (unsigned w = 0; w < WORKERS; w++) {
+        f[w] = (feed_arg_t){ p, w };
+        if (pthread_create(&t[w], NULL, feed, &f[w]) != 0)
+            abort();
+    }
+    for (unsigned w = 0; w < WORKERS; w++)
+        pthread_join(t[w], NULL);
+}
+
+static void bench_stats(mm_json_t *j)
+{
+    float *x = malloc(SAMPLES * sizeof *x);
+    cl_accum_t *mine = NULL, *packed = NULL;
+    int rc = cl_accum_create(&mine, WORKERS, mm_hw_line_size());
+    if (!x || cl_packed_accum_create(&packed, WORKERS, 64) != 0 || rc != 0) {
+        char why[128];
+        snprintf(why, sizeof why, "cl_accum_create failed: %s", strerror(rc ? -rc : ENOMEM));
+        mm_bench_fail(j, "stats_speedup", why);
+    } else {
+        mm_rng_t r = mm_rng_new(1);
+        for (size_t i = 0; i < SAMPLES; i++)
+            x[i] = (float)mm_rng_unit(&r);
+        stats_case_t base = { cl_packed_accum_add, packed, x }, yours = { cl_accum_add, mine, x };
+        mm_bench_case_t cases[2] = { { "packed", run_stats, &base }, { "yours", run_stats, &yours } };
+        double t[2];
+        mm_bench_interleaved(cases, 2, 1, REPS, t);
+        char d[160];
+        snprintf(d, sizeof d, "packed partials %.1f ms, yours %.1f ms (median of %d, %u samples)",
+                 t[0] * 1e3, t[1] * 1e3, REPS, SAMPLES);
+        mm_bench_metric(j, "stats_speedup", t[0] / t[1], "x", d);
+    }
+    cl_accum_destroy(mine);
+    cl_packed_accum_destroy(packed);
+    free(x);
+}
+
+#define NDIST 8 /* 8 .. 1024 bytes */
+
+static void bench_linesize(mm_json_t *j, size_t *dist, double *ns, int *have)
+{
+    for (int i = 0; i < NDIST; i++)
+        dist[i] = (size_t)8 << i;
+    *have = cl_sweep(dist, NDIST, 10000000, ns) == 0;
+    size_t line = 0, hw = mm_hw_line_size();
+    int rc = *have ? cl_infer_line_size(dist, ns, NDIST, &line) : -ENOSYS;
+    char d[160];
+    if (rc != 0) {
+        snprintf(d, sizeof d, "%s failed: %s", *have ? "cl_infer_line_size" : "cl_sweep",
+                 strerror(-rc));
+        mm_bench_fail(j, "line_size_found", d);
+        return;
+    }
+    snprintf(d, sizeof d, "your sweep says %zu B; hwloc says %zu B", line, hw);
+    mm_bench_metric(j, "line_size_found", line == hw ? 1.0 : 0.0, "match", d);
+}
+
+static void write_series(mm_json_t *j, const size_t *dist, const double *ns)
+{
+    mm_json_object(j, "series");
+    mm_json_object(j, "linesize_sweep");
+    mm_json_array(j, "distance_bytes");
+    for (int i = 0; i < NDIST; i++)
+        mm_json_int(j, NULL, (long long)dist[i]);
+    mm_json_close(j, ']');
+    mm_json_array(j, "slowdown");
+    for (int i = 0; i < NDIST; i++)
+        mm_json_num(j, NULL, ns[i] / ns[NDIST - 1]);
+    mm_json_close(j, ']');
+    mm_json_close(j, '}');
+    mm_json_close(j, '}');
+}
+
+int main(void)
+{
+    mm_json_t j;
+    mm_json_begin(&j, stdout);
+    mm_bench_begin(&j, "01");
+    size_t dist[NDIST];
+    double ns[NDIST];
+    int have_sweep = 0;
+    if (mm_hw_cores() < WORKERS) {
+        const char *why = "needs 2 cores: false sharing needs two writers running at once";
+        mm_bench_skip(&j, "counters_speedup", why);
+        mm_bench_skip(&j, "stats_speedup", why);
+        mm_bench_skip(&j, "line_size_found", why);
+    } else {
+        bench_counters(&j);
+        bench_stats(&j);
+        bench_linesize(&j, dist, ns, &have_sweep);
+    }
+    mm_bench_end_metrics(&j);
+    if (have_sweep)
+        write_series(&j, dist, ns);
+    mm_json_object(&j, "info");
+    mm_json_int(&j, "cores", mm_hw_cores());
+    mm_json_int(&j, "line_size_hwloc", (long long)mm_hw_line_size());
+    mm_json_end(&j);
+    return 0;
+}

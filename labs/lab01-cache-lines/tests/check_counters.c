@@ -1,0 +1,142 @@
+/* Lab 01 tests, part A: padded per-thread counters. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "counters.h"
+#include "mm_check.h"
+
+Suite *counters_suite(void);
+
+static size_t random_line(mm_rng_t *r)
+{
+    return (size_t)8 << mm_rng_range(r, 0, 6); /* 8 .. 512 */
+}
+
+MM_TEST(test_line_size_matches_os)
+{
+    size_t got = cl_line_size();
+    long os = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+    ck_assert_msg(got >= 8 && (got & (got - 1)) == 0, "cl_line_size() = %zu: not a power of two >= 8",
+                  got);
+    if (os >= 8 && (os & (os - 1)) == 0)
+        ck_assert_msg(got == (size_t)os, "cl_line_size() = %zu but sysconf says %ld", got, os);
+}
+MM_END_TEST
+
+MM_TEST(test_create_rejects_bad_args)
+{
+    cl_counters_t *c = NULL;
+    ck_assert_msg(cl_counters_create(NULL, 2, 64) == -EINVAL, "out == NULL must give -EINVAL");
+    ck_assert_msg(cl_counters_create(&c, 0, 64) == -EINVAL, "0 threads must give -EINVAL");
+    ck_assert_msg(cl_counters_create(&c, CL_MAX_THREADS + 1, 64) == -EINVAL,
+                  "more than CL_MAX_THREADS threads must give -EINVAL");
+    ck_assert_msg(cl_counters_create(&c, 2, 48) == -EINVAL, "line 48 is not a power of two");
+    ck_assert_msg(cl_counters_create(&c, 2, 4) == -EINVAL, "line 4 is smaller than a counter");
+    ck_assert_msg(cl_counters_create(&c, 2, 0) == -EINVAL, "line 0 must give -EINVAL");
+    ck_assert_msg(c == NULL, "a failed create must not set *out");
+}
+MM_END_TEST
+
+MM_TEST(test_slots_line_aligned)
+{
+    mm_rng_t r = MM_RNG();
+    for (int round = 0; round < 20; round++) {
+        unsigned n = (unsigned)mm_rng_range(&r, 1, 64);
+        size_t line = random_line(&r);
+        cl_counters_t *c = NULL;
+        ck_assert_int_eq(cl_counters_create(&c, n, line), 0);
+        for (unsigned t = 0; t < n; t++) {
+            uint64_t *s = cl_counters_slot(c, t);
+            ck_assert_msg(s != NULL, "slot %u of %u is NULL", t, n);
+            ck_assert_msg((uintptr_t)s % line == 0, "slot %u at %p is not aligned to a %zu-byte line",
+                          t, (void *)s, line);
+            ck_assert_msg(*s == 0, "slot %u starts at %llu, not 0", t, (unsigned long long)*s);
+        }
+        cl_counters_destroy(c);
+    }
+}
+MM_END_TEST
+
+MM_TEST(test_slots_distinct_lines)
+{
+    mm_rng_t r = MM_RNG();
+    for (int round = 0; round < 20; round++) {
+        unsigned n = (unsigned)mm_rng_range(&r, 2, 64);
+        size_t line = random_line(&r);
+        cl_counters_t *c = NULL;
+        ck_assert_int_eq(cl_counters_create(&c, n, line), 0);
+        for (unsigned t = 1; t < n; t++) {
+            uintptr_t cur = (uintptr_t)cl_counters_slot(c, t) / line;
+            for (unsigned u = 0; u < t; u++)
+                ck_assert_msg((uintptr_t)cl_counters_slot(c, u) / line != cur,
+                              "slots %u and %u share a %zu-byte line (false sharing)", u, t, line);
+        }
+        cl_counters_destroy(c);
+    }
+}
+MM_END_TEST
+
+MM_TEST(test_slot_out_of_range)
+{
+    cl_counters_t *c = NULL;
+    ck_assert_int_eq(cl_counters_create(&c, 3, 64), 0);
+    ck_assert_msg(cl_counters_slot(c, 3) == NULL, "slot(nthreads) must be NULL");
+    ck_assert_msg(cl_counters_slot(NULL, 0) == NULL, "slot of NULL must be NULL");
+    ck_assert_msg(cl_counters_total(NULL) == 0, "total of NULL must be 0");
+    cl_counters_destroy(c);
+    cl_counters_destroy(NULL);
+}
+MM_END_TEST
+
+typedef struct {
+    uint64_t *slot;
+    uint64_t times;
+} bump_t;
+
+static void *bump(void *arg)
+{
+    bump_t *b = arg;
+    volatile uint64_t *s = b->slot;
+    for (uint64_t i = 0; i < b->times; i++)
+        (*s)++;
+    return NULL;
+}
+
+MM_TEST(test_totals_exact_under_contention)
+{
+    mm_rng_t r = MM_RNG();
+    for (unsigned n = 1; n <= 8; n++) {
+        cl_counters_t *c = NULL;
+        ck_assert_int_eq(cl_counters_create(&c, n, 64), 0);
+        pthread_t tid[8];
+        bump_t job[8];
+        uint64_t expect = 0;
+        for (unsigned t = 0; t < n; t++) {
+            job[t] = (bump_t){ cl_counters_slot(c, t), mm_rng_range(&r, 0, 200000) };
+            ck_assert_ptr_nonnull(job[t].slot);
+            expect += job[t].times;
+            ck_assert_int_eq(pthread_create(&tid[t], NULL, bump, &job[t]), 0);
+        }
+        for (unsigned t = 0; t < n; t++)
+            pthread_join(tid[t], NULL);
+        ck_assert_msg(cl_counters_total(c) == expect, "%u threads: total %llu, expected %llu", n,
+                      (unsigned long long)cl_counters_total(c), (unsigned long long)expect);
+        cl_counters_destroy(c);
+    }
+}
+MM_END_TEST
+
+Suite *counters_suite(void)
+{
+    Suite *s = suite_create("counters");
+    TCase *tc = tcase_create("counters");
+    tcase_add_test(tc, test_line_size_matches_os);
+    tcase_add_test(tc, test_create_rejects_bad_args);
+    tcase_add_test(tc, test_slots_line_aligned);
+    tcase_add_test(tc, test_slots_distinct_lines);
+    tcase_add_test(tc, test_slot_out_of_range);
+    tcase_add_test(tc, test_totals_exact_under_contention);
+    suite_add_tcase(s, tc);
+    return s;
+}

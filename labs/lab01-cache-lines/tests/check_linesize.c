@@ -1,0 +1,128 @@
+/* Lab 01 tests, part C: the two-writer experiment and line-size inference. */
+#include <errno.h>
+#include <stdlib.h>
+#include "linesize.h"
+#include "mm_check.h"
+
+Suite *linesize_suite(void);
+
+enum { NDIST = 9 }; /* 8, 16, ..., 2048 bytes */
+
+/* A synthetic sweep for a machine whose line is `line` bytes: slow (2..5 x, noisy) below the line,
+ * about 1 x at and above it. */
+static void synthetic(mm_rng_t *r, size_t line, size_t *dist, double *ns)
+{
+    double base = 1.0 + 4.0 * mm_rng_unit(r), slow = 2.0 + 3.0 * mm_rng_unit(r);
+    for (size_t i = 0; i < NDIST; i++) {
+        dist[i] = (size_t)8 << i;
+        double noise = 1.0 + 0.2 * (mm_rng_unit(r) - 0.5);
+        ns[i] = base * noise * (dist[i] < line ? slow : 1.0);
+    }
+}
+
+MM_TEST(test_infer_synthetic)
+{
+    mm_rng_t r = MM_RNG();
+    for (int round = 0; round < 200; round++) {
+        size_t line = (size_t)16 << mm_rng_range(&r, 0, 5), dist[NDIST], got = 0;
+        double ns[NDIST];
+        synthetic(&r, line, dist, ns);
+        ck_assert_msg(cl_infer_line_size(dist, ns, NDIST, &got) == 0, "inference failed (line %zu)",
+                      line);
+        ck_assert_msg(got == line, "inferred %zu, the sweep was made for a %zu-byte line", got, line);
+    }
+}
+MM_END_TEST
+
+MM_TEST(test_infer_midpoint_rule)
+{
+    size_t dist[5] = { 8, 16, 32, 64, 128 }, got = 0;
+    double ns[5] = { 10.0, 9.0, 5.4, 5.6, 2.0 }; /* max 10, far 2: cut 6 -> 32 */
+    ck_assert_int_eq(cl_infer_line_size(dist, ns, 5, &got), 0);
+    ck_assert_msg(got == 32, "midpoint rule gives 32 here, got %zu", got);
+    ns[2] = 6.5; /* 32 is now above the cut, 64 is below */
+    ck_assert_int_eq(cl_infer_line_size(dist, ns, 5, &got), 0);
+    ck_assert_msg(got == 64, "midpoint rule gives 64 here, got %zu", got);
+}
+MM_END_TEST
+
+MM_TEST(test_infer_no_signal)
+{
+    size_t dist[4] = { 8, 16, 32, 64 }, got = 0;
+    double flat[4] = { 1.2, 1.1, 1.0, 1.0 };
+    ck_assert_msg(cl_infer_line_size(dist, flat, 4, &got) == -ENODATA,
+                  "a flat sweep (no false sharing) must give -ENODATA");
+}
+MM_END_TEST
+
+MM_TEST(test_infer_bad_args)
+{
+    size_t dist[3] = { 8, 16, 32 }, unsorted[3] = { 8, 32, 16 }, got = 0;
+    double ns[3] = { 3, 2, 1 }, zero[3] = { 3, 0, 1 };
+    ck_assert_int_eq(cl_infer_line_size(NULL, ns, 3, &got), -EINVAL);
+    ck_assert_int_eq(cl_infer_line_size(dist, NULL, 3, &got), -EINVAL);
+    ck_assert_int_eq(cl_infer_line_size(dist, ns, 3, NULL), -EINVAL);
+    ck_assert_int_eq(cl_infer_line_size(dist, ns, 1, &got), -EINVAL);
+    ck_assert_int_eq(cl_infer_line_size(unsorted, ns, 3, &got), -EINVAL);
+    ck_assert_int_eq(cl_infer_line_size(dist, zero, 3, &got), -EINVAL);
+}
+MM_END_TEST
+
+MM_TEST(test_pair_run_counts)
+{
+    mm_rng_t r = MM_RNG();
+    uint64_t *buf = calloc(64, sizeof *buf);
+    ck_assert_ptr_nonnull(buf);
+    uint64_t iters = mm_rng_range(&r, 1000, 300000), a0 = mm_rng_range(&r, 0, 1000);
+    buf[0] = a0;
+    double ns = 0;
+    ck_assert_int_eq(cl_pair_run(&buf[0], &buf[16], iters, &ns), 0);
+    ck_assert_msg(buf[0] == a0 + iters && buf[16] == iters,
+                  "after %llu iterations the counters are %llu and %llu",
+                  (unsigned long long)iters, (unsigned long long)(buf[0] - a0),
+                  (unsigned long long)buf[16]);
+    ck_assert_msg(ns > 0, "ns per increment must be positive, got %g", ns);
+    free(buf);
+}
+MM_END_TEST
+
+MM_TEST(test_pair_run_bad_args)
+{
+    uint64_t c[2] = { 0, 0 };
+    double ns;
+    ck_assert_int_eq(cl_pair_run(&c[0], &c[0], 10, &ns), -EINVAL);
+    ck_assert_int_eq(cl_pair_run(NULL, &c[1], 10, &ns), -EINVAL);
+    ck_assert_int_eq(cl_pair_run(&c[0], &c[1], 0, &ns), -EINVAL);
+    ck_assert_int_eq(cl_pair_run(&c[0], &c[1], 10, NULL), -EINVAL);
+    ck_assert_msg(c[0] == 0 && c[1] == 0, "a rejected call must not touch the counters");
+}
+MM_END_TEST
+
+MM_TEST(test_sweep_fills_times)
+{
+    size_t dist[4] = { 8, 64, 256, 4096 };
+    double ns[4] = { 0, 0, 0, 0 };
+    ck_assert_int_eq(cl_sweep(dist, 4, 20000, ns), 0);
+    for (int i = 0; i < 4; i++)
+        ck_assert_msg(ns[i] > 0, "ns[%d] = %g for distance %zu", i, ns[i], dist[i]);
+    size_t bad[2] = { 8, 12 }, huge[1] = { CL_MAX_DISTANCE * 2 };
+    ck_assert_int_eq(cl_sweep(bad, 2, 100, ns), -EINVAL);
+    ck_assert_int_eq(cl_sweep(huge, 1, 100, ns), -EINVAL);
+    ck_assert_int_eq(cl_sweep(dist, 0, 100, ns), -EINVAL);
+}
+MM_END_TEST
+
+Suite *linesize_suite(void)
+{
+    Suite *s = suite_create("linesize");
+    TCase *tc = tcase_create("linesize");
+    tcase_add_test(tc, test_infer_synthetic);
+    tcase_add_test(tc, test_infer_midpoint_rule);
+    tcase_add_test(tc, test_infer_no_signal);
+    tcase_add_test(tc, test_infer_bad_args);
+    tcase_add_test(tc, test_pair_run_counts);
+    tcase_add_test(tc, test_pair_run_bad_args);
+    tcase_add_test(tc, test_sweep_fills_times);
+    suite_add_tcase(s, tc);
+    return s;
+}
