@@ -11,6 +11,7 @@
 #define MM_CHECK_H
 #include <check.h>
 #include <stdint.h>
+#include <string.h>
 #include "mm_rng.h"
 
 #define MM_TEST(name)                                                                 \
@@ -30,6 +31,16 @@
         return;                                                                       \
     } while (0)
 #define MM_RNG() mm_test_rng(__func__)
+
+/* Asserts that `call` returns 0 / the negative errno `err`, naming the call and both errnos. */
+#define MM_ASSERT_OK(call) MM_ASSERT_ERR(call, 0)
+#define MM_ASSERT_ERR(call, err)                                                      \
+    do {                                                                              \
+        long mm_rc_ = (long)(call), mm_want_ = (long)(err);                           \
+        ck_assert_msg(mm_rc_ == mm_want_, "%s returned %ld (%s), expected %ld (%s)",  \
+                      #call, mm_rc_, mm_rc_ ? strerror((int)-mm_rc_) : "success",     \
+                      mm_want_, mm_want_ ? strerror((int)-mm_want_) : "success");     \
+    } while (0)
 
 /* Each lab's tests define this NULL-terminated table of suite constructors. */
 extern Suite *(*const mm_lab_suites[])(void);

@@ -45,7 +45,7 @@ MM_TEST(test_slots_line_aligned)
         unsigned n = (unsigned)mm_rng_range(&r, 1, 64);
         size_t line = random_line(&r);
         cl_counters_t *c = NULL;
-        ck_assert_int_eq(cl_counters_create(&c, n, line), 0);
+        MM_ASSERT_OK(cl_counters_create(&c, n, line));
         for (unsigned t = 0; t < n; t++) {
             uint64_t *s = cl_counters_slot(c, t);
             ck_assert_msg(s != NULL, "slot %u of %u is NULL", t, n);
@@ -65,7 +65,7 @@ MM_TEST(test_slots_distinct_lines)
         unsigned n = (unsigned)mm_rng_range(&r, 2, 64);
         size_t line = random_line(&r);
         cl_counters_t *c = NULL;
-        ck_assert_int_eq(cl_counters_create(&c, n, line), 0);
+        MM_ASSERT_OK(cl_counters_create(&c, n, line));
         for (unsigned t = 1; t < n; t++) {
             uintptr_t cur = (uintptr_t)cl_counters_slot(c, t) / line;
             for (unsigned u = 0; u < t; u++)
@@ -80,7 +80,7 @@ MM_END_TEST
 MM_TEST(test_slot_out_of_range)
 {
     cl_counters_t *c = NULL;
-    ck_assert_int_eq(cl_counters_create(&c, 3, 64), 0);
+    MM_ASSERT_OK(cl_counters_create(&c, 3, 64));
     ck_assert_msg(cl_counters_slot(c, 3) == NULL, "slot(nthreads) must be NULL");
     ck_assert_msg(cl_counters_slot(NULL, 0) == NULL, "slot of NULL must be NULL");
     ck_assert_msg(cl_counters_total(NULL) == 0, "total of NULL must be 0");
@@ -108,7 +108,7 @@ MM_TEST(test_totals_exact_under_contention)
     mm_rng_t r = MM_RNG();
     for (unsigned n = 1; n <= 8; n++) {
         cl_counters_t *c = NULL;
-        ck_assert_int_eq(cl_counters_create(&c, n, 64), 0);
+        MM_ASSERT_OK(cl_counters_create(&c, n, 64));
         pthread_t tid[8];
         bump_t job[8];
         uint64_t expect = 0;

@@ -38,10 +38,10 @@ MM_TEST(test_infer_midpoint_rule)
 {
     size_t dist[5] = { 8, 16, 32, 64, 128 }, got = 0;
     double ns[5] = { 10.0, 9.0, 5.4, 5.6, 2.0 }; /* max 10, far 2: cut 6 -> 32 */
-    ck_assert_int_eq(cl_infer_line_size(dist, ns, 5, &got), 0);
+    MM_ASSERT_OK(cl_infer_line_size(dist, ns, 5, &got));
     ck_assert_msg(got == 32, "midpoint rule gives 32 here, got %zu", got);
     ns[2] = 6.5; /* 32 is now above the cut, 64 is below */
-    ck_assert_int_eq(cl_infer_line_size(dist, ns, 5, &got), 0);
+    MM_ASSERT_OK(cl_infer_line_size(dist, ns, 5, &got));
     ck_assert_msg(got == 64, "midpoint rule gives 64 here, got %zu", got);
 }
 MM_END_TEST
@@ -59,12 +59,12 @@ MM_TEST(test_infer_bad_args)
 {
     size_t dist[3] = { 8, 16, 32 }, unsorted[3] = { 8, 32, 16 }, got = 0;
     double ns[3] = { 3, 2, 1 }, zero[3] = { 3, 0, 1 };
-    ck_assert_int_eq(cl_infer_line_size(NULL, ns, 3, &got), -EINVAL);
-    ck_assert_int_eq(cl_infer_line_size(dist, NULL, 3, &got), -EINVAL);
-    ck_assert_int_eq(cl_infer_line_size(dist, ns, 3, NULL), -EINVAL);
-    ck_assert_int_eq(cl_infer_line_size(dist, ns, 1, &got), -EINVAL);
-    ck_assert_int_eq(cl_infer_line_size(unsorted, ns, 3, &got), -EINVAL);
-    ck_assert_int_eq(cl_infer_line_size(dist, zero, 3, &got), -EINVAL);
+    MM_ASSERT_ERR(cl_infer_line_size(NULL, ns, 3, &got), -EINVAL);
+    MM_ASSERT_ERR(cl_infer_line_size(dist, NULL, 3, &got), -EINVAL);
+    MM_ASSERT_ERR(cl_infer_line_size(dist, ns, 3, NULL), -EINVAL);
+    MM_ASSERT_ERR(cl_infer_line_size(dist, ns, 1, &got), -EINVAL);
+    MM_ASSERT_ERR(cl_infer_line_size(unsorted, ns, 3, &got), -EINVAL);
+    MM_ASSERT_ERR(cl_infer_line_size(dist, zero, 3, &got), -EINVAL);
 }
 MM_END_TEST
 
@@ -76,7 +76,7 @@ MM_TEST(test_pair_run_counts)
     uint64_t iters = mm_rng_range(&r, 1000, 300000), a0 = mm_rng_range(&r, 0, 1000);
     buf[0] = a0;
     double ns = 0;
-    ck_assert_int_eq(cl_pair_run(&buf[0], &buf[16], iters, &ns), 0);
+    MM_ASSERT_OK(cl_pair_run(&buf[0], &buf[16], iters, &ns));
     ck_assert_msg(buf[0] == a0 + iters && buf[16] == iters,
                   "after %llu iterations the counters are %llu and %llu",
                   (unsigned long long)iters, (unsigned long long)(buf[0] - a0),
@@ -90,10 +90,10 @@ MM_TEST(test_pair_run_bad_args)
 {
     uint64_t c[2] = { 0, 0 };
     double ns;
-    ck_assert_int_eq(cl_pair_run(&c[0], &c[0], 10, &ns), -EINVAL);
-    ck_assert_int_eq(cl_pair_run(NULL, &c[1], 10, &ns), -EINVAL);
-    ck_assert_int_eq(cl_pair_run(&c[0], &c[1], 0, &ns), -EINVAL);
-    ck_assert_int_eq(cl_pair_run(&c[0], &c[1], 10, NULL), -EINVAL);
+    MM_ASSERT_ERR(cl_pair_run(&c[0], &c[0], 10, &ns), -EINVAL);
+    MM_ASSERT_ERR(cl_pair_run(NULL, &c[1], 10, &ns), -EINVAL);
+    MM_ASSERT_ERR(cl_pair_run(&c[0], &c[1], 0, &ns), -EINVAL);
+    MM_ASSERT_ERR(cl_pair_run(&c[0], &c[1], 10, NULL), -EINVAL);
     ck_assert_msg(c[0] == 0 && c[1] == 0, "a rejected call must not touch the counters");
 }
 MM_END_TEST
@@ -102,13 +102,13 @@ MM_TEST(test_sweep_fills_times)
 {
     size_t dist[4] = { 8, 64, 256, 4096 };
     double ns[4] = { 0, 0, 0, 0 };
-    ck_assert_int_eq(cl_sweep(dist, 4, 20000, ns), 0);
+    MM_ASSERT_OK(cl_sweep(dist, 4, 20000, ns));
     for (int i = 0; i < 4; i++)
         ck_assert_msg(ns[i] > 0, "ns[%d] = %g for distance %zu", i, ns[i], dist[i]);
     size_t bad[2] = { 8, 12 }, huge[1] = { CL_MAX_DISTANCE * 2 };
-    ck_assert_int_eq(cl_sweep(bad, 2, 100, ns), -EINVAL);
-    ck_assert_int_eq(cl_sweep(huge, 1, 100, ns), -EINVAL);
-    ck_assert_int_eq(cl_sweep(dist, 0, 100, ns), -EINVAL);
+    MM_ASSERT_ERR(cl_sweep(bad, 2, 100, ns), -EINVAL);
+    MM_ASSERT_ERR(cl_sweep(huge, 1, 100, ns), -EINVAL);
+    MM_ASSERT_ERR(cl_sweep(dist, 0, 100, ns), -EINVAL);
 }
 MM_END_TEST
 

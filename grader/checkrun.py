@@ -1,0 +1,103 @@
+"""Runs a lab's Check test program in fork mode under limits and turns its XML log plus the
+completion records of common/mm_ck_main.c into one graded Item per test in lab.toml."""
+from __future__ import annotations
+
+import os
+import shutil
+import xml.etree.ElementTree as ET
+
+from . import sandbox
+from .labs import Lab
+from .results import FAILED, PASSED, SKIPPED, Item
+
+NS = "{http://check.sourceforge.net/ns}"
+EXITED_EARLY = ("the test stopped before its end without failing (something called exit() or "
+                "_exit()); Check counts that as a pass, the grader does not")
+
+
+def fresh_dir(path: str) -> str:
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    return path
+
+
+def _env(run_dir: str, lab: Lab, seed: str | None) -> dict[str, str]:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": run_dir, "TMPDIR": run_dir,
+           "LANG": "C.UTF-8", "CK_FORK": "yes", "CK_DEFAULT_TIMEOUT": f"{lab.test_timeout_s:g}",
+           "CK_XML_LOG_FILE_NAME": os.path.join(run_dir, "check.xml"),
+           "MLMEM_DONE_FILE": os.path.join(run_dir, "done.txt")}
+    for key in ("CK_TIMEOUT_MULTIPLIER", "ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS"):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    if seed:
+        env["MLMEM_SEED"] = seed
+    return env
+
+
+def _parse_xml(path: str) -> dict[str, tuple[str, str]]:
+    """test id -> (Check result 'success'/'failure'/'error', message with file:line)."""
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError):
+        return {}
+    out = {}
+    for t in root.iter(f"{NS}test"):
+        name = t.findtext(f"{NS}id", "")
+        where = t.findtext(f"{NS}fn", "")
+        msg = t.findtext(f"{NS}message", "")
+        out[name] = (t.get("result", "error"), f"{msg} ({where})" if where else msg)
+    return out
+
+
+def _parse_done(path: str) -> dict[str, str]:
+    """test name -> '' (reached its end) or 'SKIP:<reason>'."""
+    out = {}
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                what, _, rest = line.rstrip("\n").partition(" ")
+                name, _, why = rest.partition(" ")
+                if what == "DONE":
+                    out.setdefault(name, "")
+                elif what == "SKIP":
+                    out[name] = "SKIP:" + why
+    except OSError:
+        pass
+    return out
+
+
+def _item(lab: Lab, t, xml: dict, done: dict, whole: sandbox.RunResult) -> Item:
+    item = Item(lab.id, "test", t.name, t.points, hint=t.hint)
+    mark = done.get(t.name)
+    if mark is not None and mark.startswith("SKIP:"):
+        item.status, item.output = SKIPPED, mark[5:]
+    elif t.name not in xml:
+        item.output = (f"did not run: the test program ended ({whole.verdict()}) before "
+                       f"reporting it")
+    else:
+        result, msg = xml[t.name]
+        if result == "success" and mark is not None:
+            item.status, item.score, item.output = PASSED, t.points, "passed"
+        elif result == "success":
+            item.output = EXITED_EARLY
+        else:
+            item.output = msg
+    return item
+
+
+def run_tests(lab: Lab, binary: str, run_dir: str, seed: str | None) -> tuple[list[Item], str]:
+    """Runs the test program; returns the items and a transcript (stdout+stderr, capped)."""
+    fresh_dir(run_dir)
+    limits = sandbox.Limits(timeout_s=lab.test_timeout_s * max(1, len(lab.tests)) + 30,
+                            address_space_mb=lab.address_space_mb)
+    whole = sandbox.run([binary], limits, cwd=run_dir, env=_env(run_dir, lab, seed))
+    xml = _parse_xml(os.path.join(run_dir, "check.xml"))
+    done = _parse_done(os.path.join(run_dir, "done.txt"))
+    items = [_item(lab, t, xml, done, whole) for t in lab.tests]
+    extra = sorted(set(xml) - {t.name for t in lab.tests})
+    transcript = whole.stdout + whole.stderr
+    if extra:
+        transcript += "\nnot in lab.toml (0 points): " + ", ".join(extra)
+    if whole.dropped_bytes:
+        transcript += f"\n[{whole.dropped_bytes} more bytes of output dropped]"
+    return items, transcript

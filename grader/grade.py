@@ -1,0 +1,77 @@
+"""Grades a submission lab by lab: build, unit tests, benchmark; prints the score table as it
+goes and rewrites results.json after every step, so an interrupted run still leaves a result."""
+from __future__ import annotations
+
+import os
+import time
+
+from . import bench, build, checkrun, report
+from .labs import Lab
+from .results import FAILED, Item
+
+GRADE_DIR = os.path.join(build.BUILD_DIR, "grade")
+
+
+class Grading:
+    def __init__(self, submission: str, seed: str | None, out=print):
+        self.submission = submission
+        self.seed = seed
+        self.items: list[Item] = []
+        self.notes: list[str] = []
+        self.start = time.monotonic()
+        self.out = out
+
+    def save(self, done: bool):
+        elapsed = time.monotonic() - self.start
+        report.write_results(os.path.join(GRADE_DIR, "results.json"), self.items, elapsed,
+                             "\n".join(self.notes), done)
+        if done:
+            report.write_junit(os.path.join(GRADE_DIR, "junit.xml"), self.items)
+
+    def _not_built(self, lab: Lab, built: build.Built) -> list[Item]:
+        why = ("no submission for this lab" if built.no_submission else
+               "does not compile:\n" + build.first_errors(built.log))
+        items = [Item(lab.id, "test", t.name, t.points, output=why) for t in lab.tests]
+        items += [Item(lab.id, "metric", m.name, m.points, output=why) for m in lab.metrics]
+        return items
+
+    def grade_lab(self, lab: Lab) -> list[Item]:
+        self.out(f"\nlab {lab.id}  {lab.title}  ({self.submission}/{lab.slug})")
+        built = build.build(lab, self.submission)
+        if built.missing and not built.no_submission:
+            self.out(f"  note: not in the submission, the skeleton's used: {', '.join(built.missing)}")
+        if not built.ok:
+            items = self._not_built(lab, built)
+            self.out("  BUILD FAILED " + ("" if built.no_submission else
+                                          "\n    " + build.first_errors(built.log).replace("\n", "\n    ")))
+            self.notes.append(f"lab {lab.id}: build failed\n{build.first_errors(built.log)}")
+            return items
+        run_base = os.path.join(os.path.dirname(built.out_dir), "run")
+        tests, transcript = checkrun.run_tests(lab, os.path.join(built.out_dir, "check_lab"),
+                                               run_base + "-tests", self.seed)
+        seed_line = next((l for l in transcript.splitlines() if l.startswith("mlmem: seed")), "")
+        if seed_line:
+            self.out("  " + seed_line)
+        for it in tests:
+            self.out(report.item_line(it))
+        self.items += tests
+        self.save(False)
+        metrics, _, _ = bench.run_bench(lab, os.path.join(built.out_dir, "bench"),
+                                        run_base + "-bench")
+        for it in metrics:
+            self.out(report.item_line(it))
+        return tests + metrics
+
+    def run(self, labs: list[Lab]) -> list[Item]:
+        for lab in labs:
+            mine = self.grade_lab(lab)
+            self.items = [i for i in self.items if i.lab != lab.id] + mine
+            self.out(report.lab_summary(lab.id, lab.title, mine))
+            self.save(False)
+        self.save(True)
+        score, most, skipped = report.totals(self.items)
+        self.out(f"\nTOTAL {score:g}/{most:g}" +
+                 (f"  ({skipped:g} points skipped for hardware this machine lacks)" if skipped else ""))
+        self.out(f"results: {os.path.relpath(os.path.join(GRADE_DIR, 'results.json'))}, "
+                 f"{os.path.relpath(os.path.join(GRADE_DIR, 'junit.xml'))}")
+        return self.items

@@ -1,0 +1,128 @@
+"""Finds the labs and reads each one's lab.toml: points per test, editable files, performance
+metrics with their ramp thresholds, hardware needs and limits. Errors name the file and key."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LABS_DIR = os.path.join(ROOT, "labs")
+
+
+class LabError(Exception):
+    """A lab's lab.toml is missing or malformed (a maintainer's error, not a student's)."""
+
+
+@dataclass
+class Test:
+    name: str
+    points: float
+    hint: int = 0                    # hint level to read when it fails (0: none)
+
+
+@dataclass
+class Metric:
+    name: str
+    title: str
+    points: float
+    zero: float                      # value scoring nothing
+    full: float                      # value scoring all points; zero > full: lower is better
+    unit: str = ""
+    requires: dict = field(default_factory=dict)
+
+    def score(self, value: float) -> float:
+        """Linear ramp from `zero` (no credit) to `full` (all points), clamped."""
+        frac = (value - self.zero) / (self.full - self.zero)
+        return self.points * min(1.0, max(0.0, frac))
+
+
+@dataclass
+class Lab:
+    id: str                          # "01"
+    slug: str                        # "lab01-cache-lines"
+    title: str
+    editable: list[str]
+    tests: list[Test]
+    metrics: list[Metric]
+    requires: dict = field(default_factory=dict)
+    test_timeout_s: float = 10.0
+    bench_timeout_s: float = 120.0
+    address_space_mb: int | None = 4096
+
+    @property
+    def path(self) -> str:
+        return os.path.join(LABS_DIR, self.slug)
+
+    @property
+    def test_points(self) -> float:
+        return sum(t.points for t in self.tests)
+
+    @property
+    def metric_points(self) -> float:
+        return sum(m.points for m in self.metrics)
+
+
+def _need(table: dict, key: str, kind, where: str):
+    if key not in table:
+        raise LabError(f"{where}: missing '{key}'")
+    val = table[key]
+    if kind is float and isinstance(val, int) and not isinstance(val, bool):
+        val = float(val)
+    if not isinstance(val, kind):
+        raise LabError(f"{where}: '{key}' must be {kind.__name__}, not {val!r}")
+    return val
+
+
+def _metric(m: dict, where: str) -> Metric:
+    name = _need(m, "name", str, where)
+    metric = Metric(name=name, title=m.get("title", name), points=_need(m, "points", float, where),
+                    zero=_need(m, "zero", float, where), full=_need(m, "full", float, where),
+                    unit=m.get("unit", ""), requires=m.get("requires", {}))
+    if metric.zero == metric.full:
+        raise LabError(f"{where}: metric {name}: zero and full thresholds must differ")
+    return metric
+
+
+def load(slug: str) -> Lab:
+    path = os.path.join(LABS_DIR, slug, "lab.toml")
+    try:
+        with open(path, "rb") as f:
+            t = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise LabError(f"{path}: {e}") from e
+    lab = _need(t, "lab", dict, path)
+    tests = [Test(_need(x, "name", str, path), _need(x, "points", float, path), x.get("hint", 0))
+             for x in t.get("tests", [])]
+    metrics = [_metric(m, path) for m in t.get("metrics", [])]
+    limits = t.get("limits", {})
+    return Lab(id=slug[3:5], slug=slug, title=_need(lab, "title", str, path),
+               editable=_need(lab, "editable", list, path), tests=tests, metrics=metrics,
+               requires=t.get("requires", {}),
+               test_timeout_s=float(limits.get("test_timeout_s", 10)),
+               bench_timeout_s=float(limits.get("bench_timeout_s", 120)),
+               address_space_mb=limits.get("address_space_mb", 4096) or None)
+
+
+def slugs() -> list[str]:
+    return sorted(d for d in os.listdir(LABS_DIR)
+                  if d.startswith("lab") and d[3:5].isdigit() and
+                  os.path.isfile(os.path.join(LABS_DIR, d, "lab.toml")))
+
+
+def select(lab_id: str | None) -> list[Lab]:
+    """All labs, or the one whose number is lab_id ("1", "01" or "lab01"). Raises LabError
+    listing the labs when there is no such lab."""
+    all_slugs = slugs()
+    if not lab_id:
+        return [load(s) for s in all_slugs]
+    num = lab_id.removeprefix("lab").zfill(2)
+    match = [s for s in all_slugs if s[3:5] == num]
+    if not match:
+        raise LabError(f"there is no lab '{lab_id}'. The labs are:\n" +
+                       "\n".join(f"  {s[3:5]}  {s}" for s in all_slugs))
+    return [load(match[0])]

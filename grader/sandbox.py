@@ -1,0 +1,169 @@
+"""Runs student programs under limits: wall-clock timeout, address space, CPU time, process
+count, file size, and a cap on captured output. Everything the program starts is killed when it
+ends, whatever it did (new process groups, a fork bomb, a flood of output)."""
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+
+# A uid used for nothing else, so that killing "all its processes" kills only the student's.
+SANDBOX_UID = int(os.environ.get("MLMEM_SANDBOX_UID", "64987"))
+
+
+@dataclass
+class Limits:
+    timeout_s: float = 60.0
+    address_space_mb: int | None = 4096   # None: unlimited (sanitizers, CUDA need huge mappings)
+    cpu_s: int | None = None
+    nproc: int = 256                      # processes/threads the program may add
+    file_size_mb: int = 256
+    output_bytes: int = 256 * 1024        # kept per stream; the rest is counted and dropped
+
+
+@dataclass
+class RunResult:
+    returncode: int | None                # None when killed by a signal
+    signal: int | None
+    timed_out: bool
+    stdout: str
+    stderr: str
+    dropped_bytes: int                    # output beyond Limits.output_bytes
+    wall_s: float
+    limits: Limits = field(repr=False, default_factory=Limits)
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out
+
+    def verdict(self) -> str:
+        """One line saying how the program ended, for people."""
+        if self.timed_out:
+            return f"timed out after {self.limits.timeout_s:g} s (killed)"
+        if self.signal is not None:
+            return f"crashed: {signal_name(self.signal)}"
+        return f"exit status {self.returncode}"
+
+
+def signal_name(sig: int) -> str:
+    try:
+        name = signal.Signals(sig).name
+    except ValueError:
+        return f"signal {sig}"
+    desc = signal.strsignal(sig) or ""
+    return f"{name} ({desc.lower()})" if desc else name
+
+
+def _count_user_tasks(uid: int) -> int:
+    n = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.stat(f"/proc/{pid}").st_uid == uid:
+                n += len(os.listdir(f"/proc/{pid}/task"))
+        except OSError:
+            pass
+    return n
+
+
+def _preexec(limits: Limits, drop_to: int | None, nproc_base: int):
+    def setup():
+        os.setsid()
+        cap = lambda mb: mb * 1024 * 1024
+        if limits.address_space_mb is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (cap(limits.address_space_mb),) * 2)
+        if limits.cpu_s is not None:
+            resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (cap(limits.file_size_mb),) * 2)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc_base + limits.nproc,) * 2)
+        if drop_to is not None:
+            os.setgroups([])
+            os.setgid(drop_to)
+            os.setuid(drop_to)
+    return setup
+
+
+def _reader(stream, keep: int, out: list, dropped: list):
+    buf = bytearray()
+    while chunk := stream.read(65536):
+        room = keep - len(buf)
+        if room > 0:
+            buf += chunk[:room]
+        dropped[0] += max(0, len(chunk) - max(room, 0))
+    out.append(bytes(buf))
+
+
+def _session_members(sid: int) -> list[int]:
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if int(fields[3]) == sid:          # field 6 of stat: session id
+                pids.append(int(pid))
+        except (OSError, IndexError, ValueError):
+            pass
+    return pids
+
+
+def _kill_everything(sid: int, uid: int | None):
+    """Kills what the run left behind: its session, and as root every process of the sandbox
+    uid (which catches processes that started a session of their own)."""
+    for _ in range(50):
+        members = _session_members(sid)
+        if not members:
+            break
+        for pid in members:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.02)
+    if uid is not None:
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setuid(uid)
+                os.kill(-1, signal.SIGKILL)
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+
+
+def run(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = None,
+        sandbox_user: bool = True) -> RunResult:
+    """Runs `cmd` in `cwd` under `limits`. As root (with sandbox_user), the program runs as
+    SANDBOX_UID, so the process limit applies and the run cannot touch other users' files;
+    `cwd` is then handed to that uid. Never raises for anything the program does."""
+    drop_to = SANDBOX_UID if (os.geteuid() == 0 and sandbox_user) else None
+    if drop_to is not None:
+        os.chown(cwd, drop_to, drop_to)
+    base = _count_user_tasks(drop_to if drop_to is not None else os.getuid())
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=_preexec(limits, drop_to, base))
+    outs: list[list[bytes]] = [[], []]
+    dropped = [0]
+    threads = [threading.Thread(target=_reader, args=(s, limits.output_bytes, o, dropped))
+               for s, o in ((proc.stdout, outs[0]), (proc.stderr, outs[1]))]
+    for t in threads:
+        t.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=limits.timeout_s)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    _kill_everything(proc.pid, drop_to)
+    proc.wait()
+    for t in threads:
+        t.join(timeout=5)
+    rc = proc.returncode
+    text = lambda o: (o[0] if o else b"").decode("utf-8", "replace")
+    return RunResult(returncode=rc if rc >= 0 else None, signal=-rc if rc < 0 else None,
+                     timed_out=timed_out, stdout=text(outs[0]), stderr=text(outs[1]),
+                     dropped_bytes=dropped[0], wall_s=time.monotonic() - start, limits=limits)
