@@ -27,7 +27,7 @@ ifneq ($(wildcard $(LABSRC)/src/*.cu),)
   endif
 endif
 
-PROGS := $(OUT)/check_lab $(OUT)/bench $(foreach p,$(LAB_PROGS),$(OUT)/$(firstword $(subst =, ,$p)))
+PROGS := $(OUT)/check_lab $(if $(wildcard $(LABSRC)/bench/*.c),$(OUT)/bench) $(foreach p,$(LAB_PROGS),$(OUT)/$(firstword $(subst =, ,$p)))
 all: $(PROGS)
 
 $(OUT)/liblab.a: $(LIB_OBJS) $(CU_OBJS)

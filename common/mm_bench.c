@@ -43,6 +43,40 @@ int mm_bench_interleaved(const mm_bench_case_t *cases, size_t n, unsigned warmup
     return 0;
 }
 
+FILE *mm_bench_output(void)
+{
+    const char *path = getenv("MLMEM_BENCH_JSON");
+    FILE *f = path && *path ? fopen(path, "w") : NULL;
+    return f ? f : stdout;
+}
+
+int mm_bench_paired_ratio(const mm_bench_case_t *base, const mm_bench_case_t *yours,
+                          unsigned warmup, unsigned reps, double *ratio, double *t_base,
+                          double *t_yours)
+{
+    if (!base || !yours || !ratio || reps == 0 || reps > MM_BENCH_MAX_REPS)
+        return -EINVAL;
+    double *t = calloc(3 * (size_t)reps, sizeof *t);
+    if (!t)
+        return -ENOMEM;
+    for (unsigned w = 0; w < warmup; w++) {
+        base->run(base->arg);
+        yours->run(yours->arg);
+    }
+    for (unsigned r = 0; r < reps; r++) {
+        t[r] = time_once(base);
+        t[reps + r] = time_once(yours);
+        t[2 * reps + r] = t[r] / t[reps + r];
+    }
+    *ratio = mm_median(&t[2 * reps], reps);
+    if (t_base)
+        *t_base = mm_median(t, reps);
+    if (t_yours)
+        *t_yours = mm_median(&t[reps], reps);
+    free(t);
+    return 0;
+}
+
 void mm_bench_begin(mm_json_t *j, const char *lab)
 {
     mm_json_str(j, "lab", lab);

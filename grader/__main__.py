@@ -7,7 +7,7 @@ import os
 import sys
 
 from . import hw, labs, report
-from .grade import Grading
+from .grade import GRADE_DIR, Grading
 
 
 def cmd_grade(a) -> int:
@@ -15,7 +15,8 @@ def cmd_grade(a) -> int:
         print(f"mlmem: submission folder '{a.submission}' does not exist", file=sys.stderr)
         return 2
     chosen = labs.select(a.lab)
-    g = Grading(a.submission, a.seed or os.environ.get("MLMEM_SEED"))
+    g = Grading(a.submission, a.seed or os.environ.get("MLMEM_SEED"),
+                results_dir=a.out or GRADE_DIR)
     items = g.run(chosen)
     score, most, _ = report.totals(items)
     return 1 if a.strict and score < most else 0
@@ -34,6 +35,7 @@ def main(argv=None) -> int:
     g.add_argument("--submission", default="labs", help="tree laid out like labs/")
     g.add_argument("--seed", help="seed for the randomized tests (default: fresh)")
     g.add_argument("--strict", action="store_true", help="exit 1 unless the score is full")
+    g.add_argument("--out", help="folder for results.json and junit.xml (default build/grade)")
     g.set_defaults(fn=cmd_grade)
     pl = sub.add_parser("plots", help="plot your benchmark's series")
     pl.add_argument("--lab")

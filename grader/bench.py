@@ -6,13 +6,12 @@ import json
 import os
 
 from . import hw, sandbox
-from .checkrun import fresh_dir
 from .labs import Lab, Metric
 from .results import FAILED, PARTIAL, PASSED, SKIPPED, Item
 
 
 def parse_report(stdout: str) -> dict | None:
-    """The last line of stdout that parses as a JSON object, or None."""
+    """The last line of the text that parses as a JSON object, or None."""
     for line in reversed(stdout.strip().splitlines()):
         line = line.strip()
         if line.startswith("{"):
@@ -53,10 +52,9 @@ def score_metric(lab: Lab, m: Metric, report: dict | None, why_none: str) -> Ite
     return item
 
 
-def run_bench(lab: Lab, binary: str, run_dir: str) -> tuple[list[Item], dict | None, str]:
-    """Returns the metric items, the benchmark's JSON report (None if unreadable), and the
-    benchmark's stderr (capped)."""
-    fresh_dir(run_dir)
+def run_bench(lab: Lab, binary: str, run_name: str) -> tuple[list[Item], dict | None, str]:
+    """Runs the benchmark in sandbox.workdir(run_name). Returns the metric items, the
+    benchmark's JSON report (None if unreadable), and its stderr (capped)."""
     lab_skip = hw.unmet(lab.requires)
     needed = [m for m in lab.metrics if not (lab_skip or hw.unmet(m.requires))]
     if not needed:
@@ -65,9 +63,17 @@ def run_bench(lab: Lab, binary: str, run_dir: str) -> tuple[list[Item], dict | N
             it.status, it.output = SKIPPED, lab_skip or it.output
         return items, None, ""
     limits = sandbox.Limits(timeout_s=lab.bench_timeout_s, address_space_mb=lab.address_space_mb)
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": run_dir, "TMPDIR": run_dir}
-    res = sandbox.run([binary], limits, cwd=run_dir, env=env)
-    report = parse_report(res.stdout)
+    run_dir = sandbox.workdir(run_name, binary)
+    out = os.path.join(run_dir, "bench.json")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": run_dir, "TMPDIR": run_dir,
+           "MLMEM_BENCH_JSON": out}
+    res = sandbox.run([os.path.join(run_dir, os.path.basename(binary))], limits, cwd=run_dir,
+                      env=env)
+    try:
+        with open(out, errors="replace") as f:
+            report = parse_report(f.read())
+    except OSError:
+        report = None
     why = (f"the benchmark ended ({res.verdict()}) without reporting it"
            if report is None or not res.ok else "the benchmark did not report it")
     items = [score_metric(lab, m, report, why) for m in lab.metrics]

@@ -3,7 +3,6 @@ completion records of common/mm_ck_main.c into one graded Item per test in lab.t
 from __future__ import annotations
 
 import os
-import shutil
 import xml.etree.ElementTree as ET
 
 from . import sandbox
@@ -13,12 +12,6 @@ from .results import FAILED, PASSED, SKIPPED, Item
 NS = "{http://check.sourceforge.net/ns}"
 EXITED_EARLY = ("the test stopped before its end without failing (something called exit() or "
                 "_exit()); Check counts that as a pass, the grader does not")
-
-
-def fresh_dir(path: str) -> str:
-    shutil.rmtree(path, ignore_errors=True)
-    os.makedirs(path)
-    return path
 
 
 def _env(run_dir: str, lab: Lab, seed: str | None) -> dict[str, str]:
@@ -85,12 +78,14 @@ def _item(lab: Lab, t, xml: dict, done: dict, whole: sandbox.RunResult) -> Item:
     return item
 
 
-def run_tests(lab: Lab, binary: str, run_dir: str, seed: str | None) -> tuple[list[Item], str]:
-    """Runs the test program; returns the items and a transcript (stdout+stderr, capped)."""
-    fresh_dir(run_dir)
+def run_tests(lab: Lab, binary: str, run_name: str, seed: str | None) -> tuple[list[Item], str]:
+    """Runs the test program in sandbox.workdir(run_name); returns the items and a transcript
+    (stdout+stderr, capped)."""
+    run_dir = sandbox.workdir(run_name, binary)
     limits = sandbox.Limits(timeout_s=lab.test_timeout_s * max(1, len(lab.tests)) + 30,
                             address_space_mb=lab.address_space_mb)
-    whole = sandbox.run([binary], limits, cwd=run_dir, env=_env(run_dir, lab, seed))
+    whole = sandbox.run([os.path.join(run_dir, os.path.basename(binary))], limits, cwd=run_dir,
+                        env=_env(run_dir, lab, seed))
     xml = _parse_xml(os.path.join(run_dir, "check.xml"))
     done = _parse_done(os.path.join(run_dir, "done.txt"))
     items = [_item(lab, t, xml, done, whole) for t in lab.tests]

@@ -13,8 +13,9 @@ GRADE_DIR = os.path.join(build.BUILD_DIR, "grade")
 
 
 class Grading:
-    def __init__(self, submission: str, seed: str | None, out=print):
+    def __init__(self, submission: str, seed: str | None, out=print, results_dir: str = GRADE_DIR):
         self.submission = submission
+        self.results_dir = results_dir
         self.seed = seed
         self.items: list[Item] = []
         self.notes: list[str] = []
@@ -23,10 +24,10 @@ class Grading:
 
     def save(self, done: bool):
         elapsed = time.monotonic() - self.start
-        report.write_results(os.path.join(GRADE_DIR, "results.json"), self.items, elapsed,
+        report.write_results(os.path.join(self.results_dir, "results.json"), self.items, elapsed,
                              "\n".join(self.notes), done)
         if done:
-            report.write_junit(os.path.join(GRADE_DIR, "junit.xml"), self.items)
+            report.write_junit(os.path.join(self.results_dir, "junit.xml"), self.items)
 
     def _not_built(self, lab: Lab, built: build.Built) -> list[Item]:
         why = ("no submission for this lab" if built.no_submission else
@@ -46,7 +47,7 @@ class Grading:
                                           "\n    " + build.first_errors(built.log).replace("\n", "\n    ")))
             self.notes.append(f"lab {lab.id}: build failed\n{build.first_errors(built.log)}")
             return items
-        run_base = os.path.join(os.path.dirname(built.out_dir), "run")
+        run_base = f"{build.submission_tag(self.submission)}-{lab.slug}"
         tests, transcript = checkrun.run_tests(lab, os.path.join(built.out_dir, "check_lab"),
                                                run_base + "-tests", self.seed)
         seed_line = next((l for l in transcript.splitlines() if l.startswith("mlmem: seed")), "")
@@ -72,6 +73,6 @@ class Grading:
         score, most, skipped = report.totals(self.items)
         self.out(f"\nTOTAL {score:g}/{most:g}" +
                  (f"  ({skipped:g} points skipped for hardware this machine lacks)" if skipped else ""))
-        self.out(f"results: {os.path.relpath(os.path.join(GRADE_DIR, 'results.json'))}, "
-                 f"{os.path.relpath(os.path.join(GRADE_DIR, 'junit.xml'))}")
+        self.out(f"results: {os.path.relpath(os.path.join(self.results_dir, 'results.json'))}, "
+                 f"{os.path.relpath(os.path.join(self.results_dir, 'junit.xml'))}")
         return self.items

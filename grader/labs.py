@@ -53,6 +53,7 @@ class Lab:
     test_timeout_s: float = 10.0
     bench_timeout_s: float = 120.0
     address_space_mb: int | None = 4096
+    threaded: bool = False           # `make test` also runs the solution under TSan
 
     @property
     def path(self) -> str:
@@ -103,9 +104,11 @@ def load(slug: str) -> Lab:
     return Lab(id=slug[3:5], slug=slug, title=_need(lab, "title", str, path),
                editable=_need(lab, "editable", list, path), tests=tests, metrics=metrics,
                requires=t.get("requires", {}),
-               test_timeout_s=float(limits.get("test_timeout_s", 10)),
+               test_timeout_s=float(os.environ.get("MLMEM_TEST_TIMEOUT_S") or
+                                    limits.get("test_timeout_s", 10)),
                bench_timeout_s=float(limits.get("bench_timeout_s", 120)),
-               address_space_mb=limits.get("address_space_mb", 4096) or None)
+               address_space_mb=limits.get("address_space_mb", 4096) or None,
+               threaded=bool(lab.get("threaded", False)))
 
 
 def slugs() -> list[str]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -56,6 +58,24 @@ def signal_name(sig: int) -> str:
         return f"signal {sig}"
     desc = signal.strsignal(sig) or ""
     return f"{name} ({desc.lower()})" if desc else name
+
+
+def _dropping() -> bool:
+    return os.geteuid() == 0
+
+
+def workdir(name: str, binary: str | None = None) -> str:
+    """A fresh folder to run a student program in, reachable by the sandbox uid (a clone under
+    /root is not): <tmp>/mlmem-sandbox-<euid>/<name>. Copies `binary` into it when given."""
+    base = os.path.join(tempfile.gettempdir(), f"mlmem-sandbox-{os.geteuid()}")
+    os.makedirs(base, exist_ok=True)
+    os.chmod(base, 0o755)
+    path = os.path.join(base, name)
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    if binary:
+        shutil.copy2(binary, path)
+    return path
 
 
 def _count_user_tasks(uid: int) -> int:
@@ -110,6 +130,21 @@ def _session_members(sid: int) -> list[int]:
     return pids
 
 
+def live_processes(uid: int) -> list[int]:
+    """Processes of `uid` that are still running (zombies awaiting their reaper excluded)."""
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.stat(f"/proc/{pid}").st_uid != uid:
+                continue
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] != "Z":
+                    pids.append(int(pid))
+        except (OSError, IndexError):
+            pass
+    return pids
+
+
 def _kill_everything(sid: int, uid: int | None):
     """Kills what the run left behind: its session, and as root every process of the sandbox
     uid (which catches processes that started a session of their own)."""
@@ -138,8 +173,9 @@ def run(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = N
         sandbox_user: bool = True) -> RunResult:
     """Runs `cmd` in `cwd` under `limits`. As root (with sandbox_user), the program runs as
     SANDBOX_UID, so the process limit applies and the run cannot touch other users' files;
-    `cwd` is then handed to that uid. Never raises for anything the program does."""
-    drop_to = SANDBOX_UID if (os.geteuid() == 0 and sandbox_user) else None
+    `cwd` (from workdir(), holding the program) is then handed to that uid. Never raises for
+    anything the program does."""
+    drop_to = SANDBOX_UID if (_dropping() and sandbox_user) else None
     if drop_to is not None:
         os.chown(cwd, drop_to, drop_to)
     base = _count_user_tasks(drop_to if drop_to is not None else os.getuid())

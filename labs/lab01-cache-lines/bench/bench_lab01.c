@@ -14,9 +14,9 @@
 #include "mm_rng.h"
 #include "stats.h"
 
-#define INCREMENTS 40000000ull /* per thread, per repetition */
-#define SAMPLES (16u << 20)    /* floats in the statistics stream */
-#define REPS 7
+#define INCREMENTS 25000000ull /* per thread, per repetition */
+#define SAMPLES (8u << 20)     /* floats in the statistics stream */
+#define REPS 9
 #define WORKERS 2
 
 typedef struct {
@@ -66,15 +66,19 @@ static void bench_counters(mm_json_t *j)
     }
     counters_case_t base = { { &packed[0], &packed[1] } };
     counters_case_t yours = { { cl_counters_slot(mine, 0), cl_counters_slot(mine, 1) } };
-    mm_bench_case_t cases[2] = { { "packed", run_counters, &base }, { "yours", run_counters, &yours } };
-    double t[2];
-    if (!yours.slot[0] || !yours.slot[1] || mm_bench_interleaved(cases, 2, 1, REPS, t) != 0) {
+    mm_bench_case_t cb = { "packed", run_counters, &base }, cy = { "yours", run_counters, &yours };
+    double ratio, tb, ty;
+    uint64_t expect = (uint64_t)WORKERS * INCREMENTS * (REPS + 1);
+    if (!yours.slot[0] || !yours.slot[1]) {
         mm_bench_fail(j, "counters_speedup", "cl_counters_slot returned NULL");
+    } else if (mm_bench_paired_ratio(&cb, &cy, 1, REPS, &ratio, &tb, &ty) != 0 ||
+               cl_counters_total(mine) != expect) {
+        mm_bench_fail(j, "counters_speedup", "cl_counters_total is wrong after the run");
     } else {
         char d[160];
-        snprintf(d, sizeof d, "packed %.1f ms, yours %.1f ms (median of %d, 2 x %llu increments)",
-                 t[0] * 1e3, t[1] * 1e3, REPS, INCREMENTS);
-        mm_bench_metric(j, "counters_speedup", t[0] / t[1], "x", d);
+        snprintf(d, sizeof d, "packed %.1f ms, yours %.1f ms (medians of %d rounds, 2 x %llu "
+                 "increments)", tb * 1e3, ty * 1e3, REPS, INCREMENTS);
+        mm_bench_metric(j, "counters_speedup", ratio, "x", d);
     }
     cl_counters_destroy(mine);
     cl_packed_counters_destroy(packed);
@@ -129,26 +133,42 @@ static void bench_stats(mm_json_t *j)
         for (size_t i = 0; i < SAMPLES; i++)
             x[i] = (float)mm_rng_unit(&r);
         stats_case_t base = { cl_packed_accum_add, packed, x }, yours = { cl_accum_add, mine, x };
-        mm_bench_case_t cases[2] = { { "packed", run_stats, &base }, { "yours", run_stats, &yours } };
-        double t[2];
-        mm_bench_interleaved(cases, 2, 1, REPS, t);
-        char d[160];
-        snprintf(d, sizeof d, "packed partials %.1f ms, yours %.1f ms (median of %d, %u samples)",
-                 t[0] * 1e3, t[1] * 1e3, REPS, SAMPLES);
-        mm_bench_metric(j, "stats_speedup", t[0] / t[1], "x", d);
+        mm_bench_case_t cb = { "packed", run_stats, &base }, cy = { "yours", run_stats, &yours };
+        double ratio, tb, ty;
+        cl_stats_t want, got;
+        mm_bench_paired_ratio(&cb, &cy, 1, REPS, &ratio, &tb, &ty);
+        cl_packed_accum_result(packed, &want);
+        if (cl_accum_result(mine, &got) != 0 || got.count != want.count || got.min != want.min ||
+            got.max != want.max) {
+            mm_bench_fail(j, "stats_speedup", "your accumulator's result differs from the baseline's");
+        } else {
+            char d[160];
+            snprintf(d, sizeof d, "packed partials %.1f ms, yours %.1f ms (medians of %d rounds, "
+                     "%u samples)", tb * 1e3, ty * 1e3, REPS, SAMPLES);
+            mm_bench_metric(j, "stats_speedup", ratio, "x", d);
+        }
     }
     cl_accum_destroy(mine);
     cl_packed_accum_destroy(packed);
     free(x);
 }
 
-#define NDIST 8 /* 8 .. 1024 bytes */
+#define NDIST 8  /* 8 .. 1024 bytes */
+#define SWEEPS 5 /* each distance: median of this many sweeps */
 
 static void bench_linesize(mm_json_t *j, size_t *dist, double *ns, int *have)
 {
     for (int i = 0; i < NDIST; i++)
         dist[i] = (size_t)8 << i;
-    *have = cl_sweep(dist, NDIST, 10000000, ns) == 0;
+    double runs[SWEEPS][NDIST], col[SWEEPS];
+    *have = 1;
+    for (int s = 0; s < SWEEPS && *have; s++)
+        *have = cl_sweep(dist, NDIST, 4000000, runs[s]) == 0;
+    for (int i = 0; i < NDIST && *have; i++) {
+        for (int s = 0; s < SWEEPS; s++)
+            col[s] = runs[s][i];
+        ns[i] = mm_median(col, SWEEPS);
+    }
     size_t line = 0, hw = mm_hw_line_size();
     int rc = *have ? cl_infer_line_size(dist, ns, NDIST, &line) : -ENOSYS;
     char d[160];
@@ -181,7 +201,7 @@ static void write_series(mm_json_t *j, const size_t *dist, const double *ns)
 int main(void)
 {
     mm_json_t j;
-    mm_json_begin(&j, stdout);
+    mm_json_begin(&j, mm_bench_output());
     mm_bench_begin(&j, "01");
     size_t dist[NDIST];
     double ns[NDIST];

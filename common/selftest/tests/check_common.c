@@ -1,0 +1,156 @@
+/* Unit tests of the shared helpers in common/ (run by `make test`). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "mm_aligned.h"
+#include "mm_bench.h"
+#include "mm_check.h"
+#include "mm_hw.h"
+#include "mm_json.h"
+#include "mm_rng.h"
+#include "mm_timer.h"
+
+static Suite *common_suite(void);
+Suite *(*const mm_lab_suites[])(void) = { common_suite, NULL };
+
+MM_TEST(test_aligned_alloc)
+{
+    mm_rng_t r = MM_RNG();
+    for (int i = 0; i < 100; i++) {
+        size_t align = (size_t)1 << mm_rng_range(&r, 0, 13), size = mm_rng_range(&r, 1, 100000);
+        unsigned char *p = mm_aligned_alloc(align, size);
+        ck_assert_msg(p && (uintptr_t)p % align == 0, "align %zu size %zu: %p", align, size,
+                      (void *)p);
+        memset(p, 0xAB, size);
+        mm_aligned_free(p);
+    }
+    errno = 0;
+    ck_assert_msg(mm_aligned_alloc(48, 64) == NULL && errno == EINVAL, "48 is not a power of two");
+    ck_assert_msg(mm_aligned_alloc(64, 0) == NULL && errno == EINVAL, "size 0 is rejected");
+    ck_assert(mm_is_pow2(1) && mm_is_pow2(4096) && !mm_is_pow2(0) && !mm_is_pow2(96));
+}
+MM_END_TEST
+
+MM_TEST(test_rng_range_and_replay)
+{
+    mm_rng_t a = mm_rng_new(42), b = mm_rng_new(42);
+    int seen[7] = { 0 };
+    for (int i = 0; i < 10000; i++) {
+        uint64_t x = mm_rng_range(&a, 3, 9);
+        ck_assert_msg(x >= 3 && x <= 9, "range(3, 9) gave %llu", (unsigned long long)x);
+        ck_assert(x == mm_rng_range(&b, 3, 9));
+        seen[x - 3]++;
+        double u = mm_rng_unit(&a);
+        ck_assert(u >= 0.0 && u < 1.0);
+        (void)mm_rng_unit(&b);
+    }
+    for (int k = 0; k < 7; k++)
+        ck_assert_msg(seen[k] > 1000, "value %d drawn only %d times in 10000", k + 3, seen[k]);
+}
+MM_END_TEST
+
+MM_TEST(test_median)
+{
+    double odd[5] = { 5, 1, 4, 2, 3 }, even[4] = { 10, 1, 3, 2 };
+    ck_assert(mm_median(odd, 5) == 3.0);
+    ck_assert(mm_median(even, 4) == 2.5);
+}
+MM_END_TEST
+
+static char *json_of(void (*write)(mm_json_t *))
+{
+    static char buf[4096];
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    mm_json_t j;
+    mm_json_begin(&j, f);
+    write(&j);
+    mm_json_end(&j);
+    fclose(f);
+    return buf;
+}
+
+static void sample_doc(mm_json_t *j)
+{
+    mm_json_str(j, "s", "a\"b\\c\n");
+    mm_json_num(j, "x", 1.5);
+    mm_json_num(j, "nan", NAN);
+    mm_json_array(j, "a");
+    mm_json_int(j, NULL, 1);
+    mm_json_bool(j, NULL, 0);
+    mm_json_close(j, ']');
+    mm_json_object(j, "o"); /* left open: mm_json_end closes it */
+    mm_json_int(j, "k", -7);
+}
+
+MM_TEST(test_json_writer)
+{
+    const char *want = "{\"s\":\"a\\\"b\\\\c\\u000a\",\"x\":1.5,\"nan\":null,\"a\":[1,false],"
+                       "\"o\":{\"k\":-7}}\n";
+    char *got = json_of(sample_doc);
+    ck_assert_msg(strcmp(got, want) == 0, "got %s", got);
+}
+MM_END_TEST
+
+static void slow(void *arg) { usleep(*(unsigned *)arg); }
+
+MM_TEST(test_paired_ratio)
+{
+    unsigned long_us = 4000, short_us = 1000;
+    mm_bench_case_t a = { "slow", slow, &long_us }, b = { "fast", slow, &short_us };
+    double ratio = 0, ta = 0, tb = 0;
+    MM_ASSERT_OK(mm_bench_paired_ratio(&a, &b, 1, 5, &ratio, &ta, &tb));
+    ck_assert_msg(ratio > 1.5 && ratio < 6, "4 ms vs 1 ms gave a ratio of %g", ratio);
+    ck_assert_msg(ta >= 0.004 && tb >= 0.001, "medians %g and %g s are too short", ta, tb);
+    MM_ASSERT_ERR(mm_bench_paired_ratio(&a, &b, 0, 0, &ratio, NULL, NULL), -EINVAL);
+    double med[2];
+    mm_bench_case_t both[2] = { a, b };
+    MM_ASSERT_OK(mm_bench_interleaved(both, 2, 0, 3, med));
+    ck_assert_msg(med[0] > med[1], "interleaved medians %g, %g out of order", med[0], med[1]);
+    MM_ASSERT_ERR(mm_bench_interleaved(both, 0, 0, 3, med), -EINVAL);
+}
+MM_END_TEST
+
+MM_TEST(test_timer_monotonic)
+{
+    uint64_t t0 = mm_now_ns();
+    usleep(2000);
+    ck_assert_msg(mm_elapsed_s(t0) >= 0.002, "2 ms sleep measured as %g s", mm_elapsed_s(t0));
+}
+MM_END_TEST
+
+MM_TEST(test_hw_facts)
+{
+    size_t line = mm_hw_line_size();
+    ck_assert_msg(mm_is_pow2(line) && line >= 16, "line size %zu", line);
+    long os = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+    if (os > 0)
+        ck_assert_msg((size_t)os == line, "hwloc says %zu, sysconf %ld", line, os);
+    mm_cache_t c[MM_HW_MAX_CACHES];
+    int n = mm_hw_caches(c, MM_HW_MAX_CACHES);
+    ck_assert_msg(n >= 1, "hwloc found no data cache");
+    for (int i = 1; i < n; i++)
+        ck_assert_msg(c[i].level > c[i - 1].level && c[i].size >= c[i - 1].size,
+                      "caches out of order at %d", i);
+    ck_assert(mm_hw_cores() >= 1 && mm_hw_pus() >= mm_hw_cores() && mm_hw_numa_nodes() >= 1);
+    MM_ASSERT_OK(mm_hw_pin_to_core(0));
+    MM_ASSERT_OK(mm_hw_unpin());
+}
+MM_END_TEST
+
+static Suite *common_suite(void)
+{
+    Suite *s = suite_create("common");
+    TCase *tc = tcase_create("common");
+    tcase_add_test(tc, test_aligned_alloc);
+    tcase_add_test(tc, test_rng_range_and_replay);
+    tcase_add_test(tc, test_median);
+    tcase_add_test(tc, test_json_writer);
+    tcase_add_test(tc, test_paired_ratio);
+    tcase_add_test(tc, test_timer_monotonic);
+    tcase_add_test(tc, test_hw_facts);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,64 @@
+"""Shared helpers for the grader's own tests: grading a submission tree in a subprocess, as
+`make grade` does, with results written to a private folder."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, ROOT)
+
+from grader import labs, variants  # noqa: E402
+
+
+class Graded:
+    def __init__(self, proc: subprocess.CompletedProcess, results: dict):
+        self.stdout = proc.stdout
+        self.returncode = proc.returncode
+        self.results = results
+
+    def items(self, lab: str) -> dict[str, dict]:
+        """name (without 'labNN / ') -> the results.json entry."""
+        return {t["name"].split(" / ", 1)[1]: t for t in self.results["tests"]
+                if t["name"].startswith(f"lab{lab} / ")}
+
+    def tests(self, lab: str) -> dict[str, dict]:
+        return {k: v for k, v in self.items(lab).items() if not k.startswith("performance:")}
+
+    def metrics(self, lab: str) -> dict[str, dict]:
+        return {k.split(": ", 1)[1]: v for k, v in self.items(lab).items()
+                if k.startswith("performance:")}
+
+
+def grade(submission: str, lab: str | None, out: str, env: dict | None = None,
+          extra: list[str] | None = None, timeout: float = 900) -> Graded:
+    cmd = [sys.executable, "-m", "grader", "grade", "--submission", submission, "--out", out]
+    cmd += ["--lab", lab] if lab else []
+    cmd += extra or []
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
+    try:
+        with open(os.path.join(out, "results.json")) as f:
+            results = json.load(f)
+    except OSError:
+        results = {}
+    if proc.returncode != 0:
+        print(proc.stdout, proc.stderr)
+    return Graded(proc, results)
+
+
+@pytest.fixture(scope="session")
+def all_labs():
+    return [labs.load(s) for s in labs.slugs()]
+
+
+@pytest.fixture
+def make_variant(tmp_path):
+    """make_variant(slug, patches, base=solutions) -> a submission tree in tmp_path."""
+    def _make(slug, patches, base=variants.SOLUTIONS, name="sub"):
+        return variants.make(slug, str(tmp_path / name), patches, base)
+    return _make

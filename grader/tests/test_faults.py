@@ -1,0 +1,121 @@
+"""Fault injection: submissions that crash, hang, fork-bomb, exhaust memory, flood output, edit
+tests, exit early or print fake results. Each gets the right verdict on the tests it breaks, the
+other tests are still graded, and the grader survives. Faults are text patches to lab 01's
+reference: the fault sits at the top of cl_counters_total, which two tests call."""
+import os
+
+import pytest
+
+from conftest import ROOT, grade
+from grader import sandbox
+
+SLUG = "lab01-cache-lines"
+ENTRY = "uint64_t cl_counters_total(const cl_counters_t *c)\n{\n"
+HIT = "test_totals_exact_under_contention"  # calls cl_counters_total with a live object
+FAST = {"MLMEM_TEST_TIMEOUT_S": "4"}
+
+
+def in_total(code: str) -> list[dict]:
+    head = "#include <signal.h>\n#include <unistd.h>\n#include <sys/types.h>\n"
+    return [{"file": "src/counters.c", "old": "#include \"counters.h\"\n",
+             "new": "#include \"counters.h\"\n" + head},
+            {"file": "src/counters.c", "old": ENTRY, "new": ENTRY + f"    if (c) {{ {code} }}\n"}]
+
+
+def graded(make_variant, tmp_path, patches, env=FAST):
+    sub = make_variant(SLUG, patches)
+    return grade(sub, "01", str(tmp_path / "out"), env=env)
+
+
+def assert_only_hit(g, expect_in_output: str):
+    tests = g.tests("01")
+    assert expect_in_output.lower() in tests[HIT]["output"].lower(), tests[HIT]["output"]
+    assert tests[HIT]["score"] == 0
+    others = [n for n, t in tests.items() if n != HIT and t["status"] != "passed"]
+    assert others == [], f"a fault in one function failed other tests: {others}"
+
+
+def no_sandbox_processes_left():
+    if os.geteuid() == 0:
+        assert sandbox.live_processes(sandbox.SANDBOX_UID) == []
+
+
+def test_segfault(make_variant, tmp_path):
+    g = graded(make_variant, tmp_path, in_total("volatile int *p = NULL; *p = 1;"))
+    assert_only_hit(g, "signal 11")
+
+
+def test_abort(make_variant, tmp_path):
+    g = graded(make_variant, tmp_path, in_total("abort();"))
+    assert_only_hit(g, "signal 6")
+
+
+def test_infinite_loop(make_variant, tmp_path):
+    g = graded(make_variant, tmp_path, in_total("for (volatile int i = 0;; i++) {}"))
+    assert_only_hit(g, "timeout")
+    no_sandbox_processes_left()
+
+
+def test_fork_bomb_is_contained(make_variant, tmp_path):
+    code = ("for (;;) { pid_t p = fork(); if (p == 0) { pause(); _exit(0); } "
+            "if (p < 0) abort(); }")
+    g = graded(make_variant, tmp_path, in_total(code))
+    assert_only_hit(g, "signal 6")  # fork() failed at the process limit, then abort()
+    no_sandbox_processes_left()
+
+
+def test_huge_malloc_hits_the_memory_limit(make_variant, tmp_path):
+    code = "size_t n = (size_t)64 << 30; char *m = malloc(n); memset(m, 1, n);"
+    g = graded(make_variant, tmp_path, in_total(code))
+    assert_only_hit(g, "signal 11")
+
+
+def test_stdout_flood(make_variant, tmp_path):
+    g = graded(make_variant, tmp_path, in_total("for (;;) puts(\"flood flood flood\");"))
+    assert_only_hit(g, "timeout")
+    assert len(g.stdout) < 100_000
+
+
+def test_exit0_inside_a_test_is_not_a_pass(make_variant, tmp_path):
+    g = graded(make_variant, tmp_path, in_total("exit(0);"))
+    assert_only_hit(g, "called exit()")
+
+
+def test_exit0_before_the_tests(make_variant, tmp_path):
+    patch = [{"file": "src/counters.c",
+              "append": "\n__attribute__((constructor)) static void quit(void) { _exit(0); }\n"}]
+    g = graded(make_variant, tmp_path, patch + in_total(""))
+    tests = g.tests("01")
+    assert all(t["score"] == 0 and "did not run" in t["output"] for t in tests.values())
+    assert all(m["score"] == 0 for m in g.metrics("01").values())
+
+
+def test_fake_pass_lines_and_fake_report_are_ignored(make_variant, tmp_path):
+    fake = ('100%: Checks: 19, Failures: 0, Errors: 0\\n'
+            '{\\"lab\\":\\"01\\",\\"metrics\\":{\\"counters_speedup\\":{\\"value\\":99}}}\\n')
+    patch = [{"file": "src/counters.c", "append":
+              f"\n__attribute__((destructor)) static void fake(void) {{ printf(\"{fake}\"); }}\n"}]
+    g = graded(make_variant, tmp_path,
+               patch + in_total("return 0;"), env={})
+    assert g.tests("01")[HIT]["score"] == 0
+    counters = g.metrics("01")["counters_speedup"]
+    assert counters.get("output", "").startswith("SKIPPED") or "99x" not in counters["output"]
+
+
+def test_edited_test_file_changes_nothing(tmp_path):
+    import shutil
+    sub = tmp_path / "sub"
+    shutil.copytree(os.path.join(ROOT, "labs", SLUG), sub / SLUG)
+    path = sub / SLUG / "tests" / "check_counters.c"
+    path.write_text(path.read_text().replace("ck_assert_msg(", "if (0) ck_assert_msg("))
+    g = grade(str(sub), "01", str(tmp_path / "out"))
+    assert all(t["score"] == 0 for t in g.tests("01").values())
+
+
+def test_compile_error_shows_file_and_line(make_variant, tmp_path):
+    patch = [{"file": "src/counters.c", "old": ENTRY, "new": ENTRY + "    this is not C;\n"}]
+    g = graded(make_variant, tmp_path, patch)
+    assert "counters.c:" in g.stdout and "error" in g.stdout
+    tests = g.tests("01")
+    assert all("does not compile" in t["output"] for t in tests.values())
+    assert g.returncode == 0 and g.results["score"] == 0

@@ -1,0 +1,99 @@
+"""Unit tests of the grader's pure parts: ramps, lab.toml checks, report formats."""
+import json
+
+import pytest
+
+from grader import bench, hw, labs, report
+from grader.results import FAILED, PASSED, SKIPPED, Item
+
+
+def metric(zero, full, points=10):
+    return labs.Metric(name="m", title="m", points=points, zero=zero, full=full, unit="x")
+
+
+@pytest.mark.parametrize("value,expect", [(1.0, 0), (1.5, 0), (2.0, 5), (2.5, 10), (9, 10), (-3, 0)])
+def test_ramp_higher_is_better(value, expect):
+    assert metric(1.5, 2.5).score(value) == pytest.approx(expect)
+
+
+@pytest.mark.parametrize("value,expect", [(100, 0), (50, 10), (75, 5), (10, 10)])
+def test_ramp_lower_is_better(value, expect):
+    assert metric(100, 50).score(value) == pytest.approx(expect)
+
+
+def test_metric_thresholds_must_differ(tmp_path, monkeypatch):
+    lab = tmp_path / "lab99-x"
+    lab.mkdir()
+    (lab / "lab.toml").write_text('[lab]\ntitle="x"\neditable=[]\n[[metrics]]\nname="m"\n'
+                                  'points=1\nzero=1\nfull=1\n')
+    monkeypatch.setattr(labs, "LABS_DIR", str(tmp_path))
+    with pytest.raises(labs.LabError, match="must differ"):
+        labs.load("lab99-x")
+
+
+def test_missing_key_is_named(tmp_path, monkeypatch):
+    lab = tmp_path / "lab98-x"
+    lab.mkdir()
+    (lab / "lab.toml").write_text('[lab]\neditable=[]\n')
+    monkeypatch.setattr(labs, "LABS_DIR", str(tmp_path))
+    with pytest.raises(labs.LabError, match="missing 'title'"):
+        labs.load("lab98-x")
+
+
+def test_unknown_lab_lists_the_labs():
+    with pytest.raises(labs.LabError) as e:
+        labs.select("97")
+    assert "lab01-cache-lines" in str(e.value)
+
+
+def test_parse_report_takes_last_json_object():
+    text = 'noise\n{"metrics": {"a": {"value": 1}}}\n{"metrics": {"a": {"value": 2}}}\ngarbage {'
+    assert bench.parse_report(text)["metrics"]["a"]["value"] == 2
+    assert bench.parse_report("no json here") is None
+
+
+def test_score_metric_outcomes():
+    lab = labs.load("lab01-cache-lines")
+    m = metric(1.5, 2.5)
+    rep = {"metrics": {"m": {"value": 2.0, "detail": "d"}}}
+    item = bench.score_metric(lab, m, rep, "")
+    assert item.score == pytest.approx(5) and item.status == "partial" and "2x" in item.output
+    item = bench.score_metric(lab, m, {"metrics": {"m": {"skipped": "no GPU"}}}, "")
+    assert item.status == SKIPPED and item.output == "no GPU"
+    item = bench.score_metric(lab, m, {"metrics": {"m": {"error": "boom"}}}, "")
+    assert item.status == FAILED and "boom" in item.output and item.score == 0
+    item = bench.score_metric(lab, m, None, "it crashed")
+    assert item.status == FAILED and "it crashed" in item.output
+
+
+def test_hardware_needs():
+    have = {"cores": 2, "numa_nodes": 1, "cuda_devices": 0, "cuda_status": "driver too old"}
+    assert hw.unmet({"cores": 2}, have) is None
+    assert "needs 4 cores" in hw.unmet({"cores": 4}, have)
+    assert "NUMA" in hw.unmet({"numa_nodes": 2}, have)
+    assert "driver too old" in hw.unmet({"cuda": True}, have)
+
+
+def test_results_json_schema_and_skips():
+    items = [Item("01", "test", "t1", 2, 2, PASSED, "passed"),
+             Item("01", "test", "t2", 3, 0, FAILED, "boom"),
+             Item("01", "metric", "m", 5, 0, SKIPPED, "needs 2 cores")]
+    d = report.results_json(items, 1.25, "out", True)
+    json.dumps(d)
+    assert d["score"] == 2 and d["max_score"] == 5
+    assert d["extra_data"]["skipped_points"] == 5
+    for t in d["tests"]:
+        assert set(t) >= {"name", "score", "max_score", "output"}
+        assert t.get("status") in (None, "passed", "failed")
+    skipped = d["tests"][2]
+    assert skipped["max_score"] == 0 and "status" not in skipped
+    assert skipped["output"].startswith("SKIPPED")
+
+
+def test_junit_marks_failures_and_skips(tmp_path):
+    items = [Item("01", "test", "t1", 2, 2, PASSED), Item("01", "test", "t2", 3, 0, FAILED, "x"),
+             Item("01", "metric", "m", 5, 0, SKIPPED, "why")]
+    path = tmp_path / "j.xml"
+    report.write_junit(str(path), items)
+    text = path.read_text()
+    assert 'failures="1"' in text and 'skipped="1"' in text and "<skipped" in text
