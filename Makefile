@@ -21,6 +21,7 @@ help:
 	@echo "  make grade [LAB=NN]        grade all labs or one; score table + build/grade/results.json"
 	@echo "        [SUBMISSION=dir]     grade another tree laid out like labs/ (e.g. SUBMISSION=solutions)"
 	@echo "        [STRICT=1]           exit non-zero unless the score is full"
+	@echo "  make hint LAB=NN [LEVEL=k] progressive hints: 1 a nudge, 2 the shape, 3 almost the answer"
 	@echo "  make hwinfo                cores, caches, line size, NUMA nodes, GPUs of this machine"
 	@echo "  make plots [LAB=NN]        PNG plots from your own benchmark runs (build/plots/)"
 	@echo "  make slides                render the slide decks to HTML (build/slides/, opens offline)"
@@ -48,6 +49,9 @@ lab%:
 grade:
 	@$(GRADER) grade $(if $(LAB),--lab $(LAB)) --submission "$(SUBMISSION)" $(if $(filter 1,$(STRICT)),--strict)
 
+hint:
+	@$(GRADER) hint --lab "$(or $(LAB),$(error use: make hint LAB=NN [LEVEL=k]))" --level "$(or $(LEVEL),1)"
+
 plots:
 	@$(GRADER) plots $(if $(LAB),--lab $(LAB)) --submission "$(SUBMISSION)"
 
@@ -61,7 +65,8 @@ $(BUILD)/tools/hwinfo: common/hwinfo.c common/mm_hw.c common/mm_hw.h common/flag
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -D_GNU_SOURCE $(CUDA_CPPFLAGS) -o $@ common/hwinfo.c common/mm_hw.c $(CUDA_LDLIBS) $(LDLIBS) -pthread
 
 test:
-	@$(GRADER) selftest
+	@$(DEPS_OK)
+	@py=$$(common/find-python.sh) && cd grader/tests && $$py -m pytest -q -p no:cacheprovider
 
 slides:
 	@bash slides/render.sh
@@ -69,4 +74,4 @@ slides:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: help deps grade plots hwinfo test slides clean
+.PHONY: help deps grade hint plots hwinfo test slides clean

@@ -27,6 +27,12 @@ def cmd_plots(a) -> int:
     return plots.main(labs.select(a.lab), a.submission)
 
 
+def cmd_hint(a) -> int:
+    from . import hints
+    print(hints.show(labs.select(a.lab)[0], a.level))
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="grader", description="mlmem autograder")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -41,6 +47,10 @@ def main(argv=None) -> int:
     pl.add_argument("--lab")
     pl.add_argument("--submission", default="labs")
     pl.set_defaults(fn=cmd_plots)
+    h = sub.add_parser("hint", help="progressive hints for a lab")
+    h.add_argument("--lab", required=True)
+    h.add_argument("--level", type=int, default=1)
+    h.set_defaults(fn=cmd_hint)
     a = p.parse_args(argv)
     try:
         return a.fn(a)

@@ -60,7 +60,7 @@ def _parse_done(path: str) -> dict[str, str]:
 
 
 def _item(lab: Lab, t, xml: dict, done: dict, whole: sandbox.RunResult) -> Item:
-    item = Item(lab.id, "test", t.name, t.points, hint=t.hint)
+    item = Item(lab.id, "test", t.name, t.points)
     mark = done.get(t.name)
     if mark is not None and mark.startswith("SKIP:"):
         item.status, item.output = SKIPPED, mark[5:]

@@ -22,7 +22,6 @@ class LabError(Exception):
 class Test:
     name: str
     points: float
-    hint: int = 0                    # hint level to read when it fails (0: none)
 
 
 @dataclass
@@ -54,6 +53,7 @@ class Lab:
     bench_timeout_s: float = 120.0
     address_space_mb: int | None = 4096
     threaded: bool = False           # `make test` also runs the solution under TSan
+    plots: list = field(default_factory=list)  # [[plots]] tables, see grader/plots.py
 
     @property
     def path(self) -> str:
@@ -97,7 +97,7 @@ def load(slug: str) -> Lab:
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise LabError(f"{path}: {e}") from e
     lab = _need(t, "lab", dict, path)
-    tests = [Test(_need(x, "name", str, path), _need(x, "points", float, path), x.get("hint", 0))
+    tests = [Test(_need(x, "name", str, path), _need(x, "points", float, path))
              for x in t.get("tests", [])]
     metrics = [_metric(m, path) for m in t.get("metrics", [])]
     limits = t.get("limits", {})
@@ -108,7 +108,7 @@ def load(slug: str) -> Lab:
                                     limits.get("test_timeout_s", 10)),
                bench_timeout_s=float(limits.get("bench_timeout_s", 120)),
                address_space_mb=limits.get("address_space_mb", 4096) or None,
-               threaded=bool(lab.get("threaded", False)))
+               threaded=bool(lab.get("threaded", False)), plots=t.get("plots", []))
 
 
 def slugs() -> list[str]:

@@ -36,8 +36,7 @@ def item_line(i: Item) -> str:
     label = i.name if i.kind == "test" else f"perf: {i.name}"
     pts = "  -  " if i.status == SKIPPED else f"{i.score:g}/{i.max_score:g}"
     why = "" if i.status == PASSED and i.kind == "test" else _first_line(i.output, 200)
-    hint = f"  -> make hint LAB={i.lab} LEVEL={i.hint}" if i.hint and i.status == FAILED else ""
-    return f"  {MARK[i.status]}  {label:<40} {pts:>9}  {why}{hint}".rstrip()
+    return f"  {MARK[i.status]}  {label:<40} {pts:>9}  {why}".rstrip()
 
 
 def lab_summary(lab_id: str, title: str, items: list[Item]) -> str:
@@ -48,7 +47,10 @@ def lab_summary(lab_id: str, title: str, items: list[Item]) -> str:
     ps, pm, _ = totals(perf)
     line = (f"  lab {lab_id} total {s:g}/{m:g}  (correctness {ts:g}/{tm:g}, performance "
             f"{ps:g}/{pm:g})")
-    return line + (f"; {sk:g} points skipped: this machine lacks the hardware" if sk else "")
+    line += f"; {sk:g} points skipped: this machine lacks the hardware" if sk else ""
+    if any(i.status == FAILED for i in tests):
+        line += f"\n  stuck? `make hint LAB={lab_id}` gives a nudge; LEVEL=2 and 3 give more"
+    return line
 
 
 def results_json(items: list[Item], elapsed_s: float, output: str, done: bool) -> dict:

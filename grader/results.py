@@ -16,7 +16,6 @@ class Item:
     status: str = FAILED
     output: str = ""         # why: the failure message, the measured value, the skip reason
     value: float | None = None
-    hint: int = 0            # for a failed test: the hint level that helps
 
     @property
     def counted(self) -> bool:

@@ -60,6 +60,45 @@ def signal_name(sig: int) -> str:
     return f"{name} ({desc.lower()})" if desc else name
 
 
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _become_subreaper():
+    """Orphans of the student's processes are re-parented to us, not to init (which in a
+    container may never reap them: zombies would keep counting against the process limit)."""
+    import ctypes
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _reap_orphans(main_pid: int, running: threading.Event):
+    """While the program runs, reaps every exited child but the program itself."""
+    while running.is_set():
+        try:
+            info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            info = None
+        if info and info.si_pid != main_pid:
+            try:
+                os.waitpid(info.si_pid, 0)
+            except ChildProcessError:
+                pass
+            continue
+        time.sleep(0.02)
+
+
+def _reap_all():
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
 def _dropping() -> bool:
     return os.geteuid() == 0
 
@@ -178,6 +217,8 @@ def run(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = N
     drop_to = SANDBOX_UID if (_dropping() and sandbox_user) else None
     if drop_to is not None:
         os.chown(cwd, drop_to, drop_to)
+    _become_subreaper()
+    _reap_all()
     base = _count_user_tasks(drop_to if drop_to is not None else os.getuid())
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
@@ -187,6 +228,9 @@ def run(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = N
     dropped = [0]
     threads = [threading.Thread(target=_reader, args=(s, limits.output_bytes, o, dropped))
                for s, o in ((proc.stdout, outs[0]), (proc.stderr, outs[1]))]
+    running = threading.Event()
+    running.set()
+    threads.append(threading.Thread(target=_reap_orphans, args=(proc.pid, running), daemon=True))
     for t in threads:
         t.start()
     timed_out = False
@@ -194,8 +238,10 @@ def run(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = N
         proc.wait(timeout=limits.timeout_s)
     except subprocess.TimeoutExpired:
         timed_out = True
+    running.clear()
     _kill_everything(proc.pid, drop_to)
     proc.wait()
+    _reap_all()
     for t in threads:
         t.join(timeout=5)
     rc = proc.returncode

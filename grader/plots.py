@@ -1,0 +1,59 @@
+"""`make plots`: runs each lab's benchmark built from the student's tree and draws the series it
+reports (lab.toml [[plots]]: series, x, y, title, xlabel, ylabel, logx) as PNGs in build/plots/."""
+from __future__ import annotations
+
+import os
+
+from . import bench, build
+from .labs import ROOT, Lab
+
+PLOTS_DIR = os.path.join(ROOT, "build", "plots")
+
+
+def draw(spec: dict, series: dict, path: str):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
+    ax.plot(series[spec["x"]], series[spec["y"]], marker="o")
+    if spec.get("logx"):
+        ax.set_xscale("log", base=2)
+    if "hline" in spec:
+        ax.axhline(spec["hline"], color="grey", linestyle="--", linewidth=1)
+    ax.set_title(spec.get("title", ""))
+    ax.set_xlabel(spec.get("xlabel", spec["x"]))
+    ax.set_ylabel(spec.get("ylabel", spec["y"]))
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def plot_lab(lab: Lab, submission: str) -> list[str]:
+    if not lab.plots:
+        return []
+    built = build.build(lab, submission)
+    if not built.ok:
+        print(f"lab {lab.id}: does not build:\n{build.first_errors(built.log)}")
+        return []
+    _, report, _ = bench.run_bench(lab, os.path.join(built.out_dir, "bench"),
+                                   f"plots-{lab.slug}")
+    written = []
+    for spec in lab.plots:
+        series = ((report or {}).get("series") or {}).get(spec["series"])
+        if not series:
+            print(f"lab {lab.id}: the benchmark reported no series '{spec['series']}' "
+                  "(is that part implemented? does this machine have the hardware?)")
+            continue
+        os.makedirs(PLOTS_DIR, exist_ok=True)
+        path = os.path.join(PLOTS_DIR, f"lab{lab.id}-{spec['series']}.png")
+        draw(spec, series, path)
+        written.append(path)
+    return written
+
+
+def main(chosen: list[Lab], submission: str) -> int:
+    for lab in chosen:
+        for path in plot_lab(lab, submission):
+            print(f"wrote {os.path.relpath(path)}")
+    return 0
