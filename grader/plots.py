@@ -12,12 +12,14 @@ PLOTS_DIR = os.path.join(ROOT, "build", "plots")
 
 def draw(spec: dict, series: dict, path: str):
     import matplotlib
+    import matplotlib.ticker
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
     ax.plot(series[spec["x"]], series[spec["y"]], marker="o")
     if spec.get("logx"):
         ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
     if "hline" in spec:
         ax.axhline(spec["hline"], color="grey", linestyle="--", linewidth=1)
     ax.set_title(spec.get("title", ""))
