@@ -29,6 +29,8 @@ help:
 	@echo "Course staff and maintainers"
 	@echo "  make test                  the project's own tests: grader, skeletons fail, solutions pass,"
 	@echo "                             fault injection, sanitizers"
+	@echo "  make calibrate [LAB=NN] [RUNS=20]  benchmark the reference and naive variants RUNS times:"
+	@echo "                             min/median/max and how often each gets full / zero credit"
 	@echo "  make deps                  install the Debian packages mlmem needs (done automatically)"
 	@echo "  make clean                 remove build/"
 	@echo
@@ -48,6 +50,9 @@ lab%:
 
 grade:
 	@$(GRADER) grade $(if $(LAB),--lab $(LAB)) --submission "$(SUBMISSION)" $(if $(filter 1,$(STRICT)),--strict)
+
+calibrate:
+	@$(GRADER) calibrate $(if $(LAB),--lab $(LAB)) --runs "$(or $(RUNS),20)"
 
 hint:
 	@$(GRADER) hint --lab "$(or $(LAB),$(error use: make hint LAB=NN [LEVEL=k]))" --level "$(or $(LEVEL),1)"
@@ -74,4 +79,4 @@ slides:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: help deps grade hint plots hwinfo test slides clean
+.PHONY: help deps grade calibrate hint plots hwinfo test slides clean

@@ -7,6 +7,7 @@ include $(ROOT)/common/flags.mk
 ifeq ($(LABSRC),)
   $(error LABSRC is not set: use the top-level Makefile, e.g. `make lab01`)
 endif
+Q := $(if $(filter 1,$(V)),,@)   # V=1 shows full command lines
 LAB_LDLIBS :=
 LAB_PROGS  :=
 -include $(LABSRC)/lab.mk
@@ -32,31 +33,35 @@ all: $(PROGS)
 
 $(OUT)/liblab.a: $(LIB_OBJS) $(CU_OBJS)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
 $(OUT)/check_lab: $(call lab_objs,tests) $(OUT)/obj/common/mm_ck_main.o $(OUT)/liblab.a $(COMMON_OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LAB_LDLIBS) $(LDLIBS)
+	@echo "  LD      $(notdir $@)"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LAB_LDLIBS) $(LDLIBS)
 
 $(OUT)/bench: $(call lab_objs,bench) $(OUT)/liblab.a $(COMMON_OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LAB_LDLIBS) $(LDLIBS)
+	@echo "  LD      $(notdir $@)"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LAB_LDLIBS) $(LDLIBS)
 
 define prog_rule
 $(OUT)/$(firstword $(subst =, ,$1)): $(patsubst $(LABSRC)/%.c,$(OUT)/obj/%.o,$(LABSRC)/$(lastword $(subst =, ,$1))) $(OUT)/liblab.a $(COMMON_OBJS)
-	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$^ $$(LAB_LDLIBS) $$(LDLIBS)
+	$$(Q)$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$^ $$(LAB_LDLIBS) $$(LDLIBS)
 endef
 $(foreach p,$(LAB_PROGS),$(eval $(call prog_rule,$p)))
 
 $(OUT)/obj/common/%.o: $(ROOT)/common/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(OUT)/obj/%.o: $(LABSRC)/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	@echo "  CC      $*.c"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(OUT)/obj/%.cu.o: $(LABSRC)/%.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -I$(LABSRC)/include -I$(ROOT)/common -c -o $@ $<
+	@echo "  NVCC    $*.cu"
+	$(Q)$(NVCC) $(NVCCFLAGS) -I$(LABSRC)/include -I$(ROOT)/common -c -o $@ $<
 
 -include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)
 .PHONY: all

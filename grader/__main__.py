@@ -27,6 +27,13 @@ def cmd_plots(a) -> int:
     return plots.main(labs.select(a.lab), a.submission)
 
 
+def cmd_calibrate(a) -> int:
+    from . import calibrate
+    for lab in labs.select(a.lab):
+        calibrate.run(lab, a.runs)
+    return 0
+
+
 def cmd_hint(a) -> int:
     from . import hints
     print(hints.show(labs.select(a.lab)[0], a.level))
@@ -47,6 +54,10 @@ def main(argv=None) -> int:
     pl.add_argument("--lab")
     pl.add_argument("--submission", default="labs")
     pl.set_defaults(fn=cmd_plots)
+    c = sub.add_parser("calibrate", help="measure reference and naive variants N times")
+    c.add_argument("--lab")
+    c.add_argument("--runs", type=int, default=20)
+    c.set_defaults(fn=cmd_calibrate)
     h = sub.add_parser("hint", help="progressive hints for a lab")
     h.add_argument("--lab", required=True)
     h.add_argument("--level", type=int, default=1)

@@ -9,7 +9,8 @@
 uint64_t *cl_packed_counters_create(unsigned nthreads);
 void cl_packed_counters_destroy(uint64_t *c);
 
-/* The accumulator of stats.h with the workers' partials in one packed array (32 bytes apart):
+/* The accumulator of stats.h with the workers' partials in one packed array (32 bytes apart,
+ * from a 64-byte boundary, so two workers share each line):
  * the version that looks right and false-shares. Same contracts as cl_accum_*; `line` is only
  * validated. */
 int cl_packed_accum_create(cl_accum_t **out, unsigned nworkers, size_t line);

@@ -18,7 +18,7 @@ void cl_packed_counters_destroy(uint64_t *c)
 /* Viewed through cl_accum_t * by the benchmark; only this file looks inside. */
 typedef struct {
     unsigned n;
-    cl_stats_t part[]; /* packed: neighbours share cache lines */
+    cl_stats_t *part; /* packed from a 64-byte boundary: two 32-byte partials per line */
 } packed_accum_t;
 
 static const cl_stats_t empty = { 0, 0.0, 0.0, INFINITY, -INFINITY };
@@ -27,10 +27,14 @@ int cl_packed_accum_create(cl_accum_t **out, unsigned nworkers, size_t line)
 {
     if (!out || nworkers == 0 || nworkers > CL_MAX_WORKERS || line < 8 || (line & (line - 1)))
         return -EINVAL;
-    packed_accum_t *a = malloc(sizeof *a + nworkers * sizeof(cl_stats_t));
-    if (!a)
+    packed_accum_t *a = malloc(sizeof *a);
+    void *part = NULL;
+    if (!a || posix_memalign(&part, 64, nworkers * sizeof(cl_stats_t)) != 0) {
+        free(a);
         return -ENOMEM;
+    }
     a->n = nworkers;
+    a->part = part;
     for (unsigned w = 0; w < nworkers; w++)
         a->part[w] = empty;
     *out = (cl_accum_t *)a;
@@ -69,7 +73,11 @@ int cl_packed_accum_result(const cl_accum_t *acc, cl_stats_t *out)
     return 0;
 }
 
-void cl_packed_accum_destroy(cl_accum_t *a)
+void cl_packed_accum_destroy(cl_accum_t *acc)
 {
+    packed_accum_t *a = (packed_accum_t *)acc;
+    if (!a)
+        return;
+    free(a->part);
     free(a);
 }
