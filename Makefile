@@ -8,7 +8,6 @@ LAB_IDS    := $(patsubst lab%,%,$(foreach l,$(LABS),$(firstword $(subst -, ,$l))
 SUBMISSION ?= labs
 BUILD      := build
 DEPS_OK     = bash common/setup-deps.sh
-PY          = $(shell common/find-python.sh)
 GRADER      = $(DEPS_OK) && py=$$(common/find-python.sh) || { echo "mlmem: no Python 3.11+ with pytest found (install python3-pytest)" >&2; exit 1; } && $$py -m grader
 
 lab_slug = $(filter lab$(1)-%,$(LABS))
