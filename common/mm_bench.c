@@ -23,26 +23,6 @@ static double time_once(const mm_bench_case_t *c)
     return mm_elapsed_s(t0);
 }
 
-int mm_bench_interleaved(const mm_bench_case_t *cases, size_t n, unsigned warmup, unsigned reps,
-                         double *median_s)
-{
-    if (!cases || n == 0 || !median_s || reps == 0 || reps > MM_BENCH_MAX_REPS)
-        return -EINVAL;
-    for (unsigned w = 0; w < warmup; w++)
-        for (size_t i = 0; i < n; i++)
-            cases[i].run(cases[i].arg);
-    double *t = calloc(n * reps, sizeof *t);
-    if (!t)
-        return -ENOMEM;
-    for (unsigned r = 0; r < reps; r++)
-        for (size_t i = 0; i < n; i++)
-            t[i * reps + r] = time_once(&cases[i]);
-    for (size_t i = 0; i < n; i++)
-        median_s[i] = mm_median(&t[i * reps], reps);
-    free(t);
-    return 0;
-}
-
 FILE *mm_bench_output(void)
 {
     const char *path = getenv("MLMEM_BENCH_JSON");
@@ -91,6 +71,15 @@ void mm_bench_metric(mm_json_t *j, const char *name, double value, const char *u
     mm_json_str(j, "unit", unit);
     mm_json_str(j, "detail", detail);
     mm_json_close(j, '}');
+}
+
+void mm_bench_speedup(mm_json_t *j, const char *name, double ratio, const char *base_name,
+                      double t_base, double t_yours, unsigned reps, const char *workload)
+{
+    char detail[256];
+    snprintf(detail, sizeof detail, "%s %.1f ms, yours %.1f ms (medians of %u rounds, %s)",
+             base_name, t_base * 1e3, t_yours * 1e3, reps, workload);
+    mm_bench_metric(j, name, ratio, "x", detail);
 }
 
 static void metric_note(mm_json_t *j, const char *name, const char *key, const char *text)

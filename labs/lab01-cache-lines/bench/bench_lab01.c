@@ -17,6 +17,7 @@
 #define INCREMENTS 2000000ull /* atomic increments per thread, per repetition */
 #define SAMPLES (8u << 20)     /* floats in the statistics stream */
 #define REPS 25
+#define WARMUP 1
 #define WORKERS 2
 
 typedef struct {
@@ -70,17 +71,16 @@ static void bench_counters(mm_json_t *j)
     counters_case_t yours = { { cl_counters_slot(mine, 0), cl_counters_slot(mine, 1) } };
     mm_bench_case_t cb = { "packed", run_counters, &base }, cy = { "yours", run_counters, &yours };
     double ratio, tb, ty;
-    uint64_t expect = (uint64_t)WORKERS * INCREMENTS * (REPS + 1);
+    uint64_t expect = (uint64_t)WORKERS * INCREMENTS * (REPS + WARMUP);
     if (!yours.slot[0] || !yours.slot[1]) {
         mm_bench_fail(j, "counters_speedup", "cl_counters_slot returned NULL");
-    } else if (mm_bench_paired_ratio(&cb, &cy, 1, REPS, &ratio, &tb, &ty) != 0 ||
+    } else if (mm_bench_paired_ratio(&cb, &cy, WARMUP, REPS, &ratio, &tb, &ty) != 0 ||
                cl_counters_total(mine) != expect) {
         mm_bench_fail(j, "counters_speedup", "cl_counters_total is wrong after the run");
     } else {
-        char d[160];
-        snprintf(d, sizeof d, "packed %.1f ms, yours %.1f ms (medians of %d rounds, 2 x %llu "
-                 "atomic increments)", tb * 1e3, ty * 1e3, REPS, INCREMENTS);
-        mm_bench_metric(j, "counters_speedup", ratio, "x", d);
+        char what[64];
+        snprintf(what, sizeof what, "%d x %llu atomic increments", WORKERS, INCREMENTS);
+        mm_bench_speedup(j, "counters_speedup", ratio, "packed", tb, ty, REPS, what);
     }
     cl_counters_destroy(mine);
     cl_packed_counters_destroy(packed);
@@ -138,16 +138,15 @@ static void bench_stats(mm_json_t *j)
         mm_bench_case_t cb = { "packed", run_stats, &base }, cy = { "yours", run_stats, &yours };
         double ratio, tb, ty;
         cl_stats_t want, got;
-        mm_bench_paired_ratio(&cb, &cy, 1, REPS, &ratio, &tb, &ty);
+        int rc = mm_bench_paired_ratio(&cb, &cy, WARMUP, REPS, &ratio, &tb, &ty);
         cl_packed_accum_result(packed, &want);
-        if (cl_accum_result(mine, &got) != 0 || got.count != want.count || got.min != want.min ||
-            got.max != want.max) {
+        if (rc != 0 || cl_accum_result(mine, &got) != 0 || got.count != want.count ||
+            got.min != want.min || got.max != want.max) {
             mm_bench_fail(j, "stats_speedup", "your accumulator's result differs from the baseline's");
         } else {
-            char d[160];
-            snprintf(d, sizeof d, "packed partials %.1f ms, yours %.1f ms (medians of %d rounds, "
-                     "%u samples)", tb * 1e3, ty * 1e3, REPS, SAMPLES);
-            mm_bench_metric(j, "stats_speedup", ratio, "x", d);
+            char what[64];
+            snprintf(what, sizeof what, "%u samples over %d workers", SAMPLES, WORKERS);
+            mm_bench_speedup(j, "stats_speedup", ratio, "packed partials", tb, ty, REPS, what);
         }
     }
     cl_accum_destroy(mine);
