@@ -1,7 +1,8 @@
 """`make calibrate LAB=NN [RUNS=20]`: runs the benchmark of the reference and of each naive
 variant RUNS times, alternating, and prints per metric the min/median/max value and how many runs
-got full credit / zero credit under lab.toml's thresholds: the evidence a threshold needs (the
-reference full every time, the naive variants zero every time)."""
+got full credit / zero credit under lab.toml's thresholds, and how many were skipped (the
+benchmark found the machine could not show the effect): the evidence a threshold needs (the
+reference full every time it is measured, the naive variants zero every time)."""
 from __future__ import annotations
 
 import os
@@ -10,6 +11,7 @@ import tempfile
 
 from . import bench, build, variants
 from .labs import Lab
+from .results import SKIPPED
 
 
 def _binaries(lab: Lab, scratch: str) -> dict[str, str]:
@@ -38,16 +40,19 @@ def run(lab: Lab, runs: int, out=print) -> dict:
             out(f"  run {r + 1}/{runs} done")
     out(f"\nlab {lab.id}: {runs} runs each, thresholds from lab.toml")
     out(f"  {'metric':<20} {'variant':<10} {'min':>7} {'median':>7} {'max':>7}  full  zero  "
-        "(zero at / full at)")
+        "skip  (zero at / full at)")
     for m in lab.metrics:
         for v in bins:
             its = seen[v][m.name]
+            skip = sum(i.status == SKIPPED for i in its)
+            its = [i for i in its if i.status != SKIPPED]
             vals = [i.value for i in its if i.value is not None]
             if not vals:
-                out(f"  {m.name:<20} {v:<10} not measured: {its[0].output if its else ''}")
+                out(f"  {m.name:<20} {v:<10} not measured ({skip} skipped): "
+                    f"{its[0].output if its else ''}")
                 continue
             full = sum(i.score >= m.points for i in its)
             zero = sum(i.score == 0 for i in its)
             out(f"  {m.name:<20} {v:<10} {min(vals):7.3g} {statistics.median(vals):7.3g} "
-                f"{max(vals):7.3g}  {full:>4}  {zero:>4}  ({m.zero:g} / {m.full:g})")
+                f"{max(vals):7.3g}  {full:>4}  {zero:>4}  {skip:>4}  ({m.zero:g} / {m.full:g})")
     return seen

@@ -9,6 +9,7 @@
 #include "baseline.h"
 #include "counters.h"
 #include "linesize.h"
+#include "mm_aligned.h"
 #include "mm_bench.h"
 #include "mm_hw.h"
 #include "mm_rng.h"
@@ -18,6 +19,9 @@
 #define SAMPLES (8u << 20)     /* floats in the statistics stream */
 #define REPS 25
 #define WARMUP 1
+/* Below this packed-vs-ideal speed-up the run cannot show false sharing (seen on a 2-vCPU VM:
+ * for whole runs the host takes the contrast away), so counters_speedup is skipped, not scored. */
+#define OBSERVABLE 2.8
 #define WORKERS 2
 
 typedef struct {
@@ -55,6 +59,21 @@ static void run_counters(void *p)
         pthread_join(t[w], NULL);
 }
 
+/* The packed-vs-ideal speed-up this run can show: the bench's own counters, 256 B apart. */
+static double observable_speedup(const mm_bench_case_t *packed)
+{
+    uint64_t *page = mm_aligned_alloc(4096, 4096);
+    if (!page)
+        return 0;
+    counters_case_t far = { { &page[0], &page[32] } };
+    mm_bench_case_t cf = { "ideal", run_counters, &far };
+    double ratio = 0;
+    if (mm_bench_paired_ratio(packed, &cf, WARMUP, REPS, &ratio, NULL, NULL) != 0)
+        ratio = 0;
+    mm_aligned_free(page);
+    return ratio;
+}
+
 static void bench_counters(mm_json_t *j)
 {
     cl_counters_t *mine = NULL;
@@ -70,9 +89,15 @@ static void bench_counters(mm_json_t *j)
     counters_case_t base = { { &packed[0], &packed[1] } };
     counters_case_t yours = { { cl_counters_slot(mine, 0), cl_counters_slot(mine, 1) } };
     mm_bench_case_t cb = { "packed", run_counters, &base }, cy = { "yours", run_counters, &yours };
-    double ratio, tb, ty;
+    double ratio, tb, ty, ideal = observable_speedup(&cb);
     uint64_t expect = (uint64_t)WORKERS * INCREMENTS * (REPS + WARMUP);
-    if (!yours.slot[0] || !yours.slot[1]) {
+    if (ideal < OBSERVABLE) {
+        char why[200];
+        snprintf(why, sizeof why, "this run could not show false sharing: counters 256 B apart "
+                 "ran only %.2fx faster than packed ones (needs %.1fx); rerun on an idle machine",
+                 ideal, OBSERVABLE);
+        mm_bench_skip(j, "counters_speedup", why);
+    } else if (!yours.slot[0] || !yours.slot[1]) {
         mm_bench_fail(j, "counters_speedup", "cl_counters_slot returned NULL");
     } else if (mm_bench_paired_ratio(&cb, &cy, WARMUP, REPS, &ratio, &tb, &ty) != 0 ||
                cl_counters_total(mine) != expect) {
@@ -138,9 +163,9 @@ static void bench_stats(mm_json_t *j)
         mm_bench_case_t cb = { "packed", run_stats, &base }, cy = { "yours", run_stats, &yours };
         double ratio, tb, ty;
         cl_stats_t want, got;
-        int rc = mm_bench_paired_ratio(&cb, &cy, WARMUP, REPS, &ratio, &tb, &ty);
+        int timed = mm_bench_paired_ratio(&cb, &cy, WARMUP, REPS, &ratio, &tb, &ty);
         cl_packed_accum_result(packed, &want);
-        if (rc != 0 || cl_accum_result(mine, &got) != 0 || got.count != want.count ||
+        if (timed != 0 || cl_accum_result(mine, &got) != 0 || got.count != want.count ||
             got.min != want.min || got.max != want.max) {
             mm_bench_fail(j, "stats_speedup", "your accumulator's result differs from the baseline's");
         } else {
