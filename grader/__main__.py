@@ -1,12 +1,12 @@
-"""Command line of the grader: `python3 -m grader grade|plots|hwinfo ...` (the Makefile's
-`make grade`, `make plots` call it)."""
+"""Command line of the grader: `python3 -m grader grade|plots|calibrate|hint ...` (called by
+`make grade`, `make plots`, `make calibrate`, `make hint`)."""
 from __future__ import annotations
 
 import argparse
 import os
 import sys
 
-from . import hw, labs, report
+from . import labs, report
 from .grade import GRADE_DIR, Grading
 
 

@@ -55,18 +55,14 @@ def score_metric(lab: Lab, m: Metric, report: dict | None, why_none: str) -> Ite
 def run_bench(lab: Lab, binary: str, run_name: str) -> tuple[list[Item], dict | None, str]:
     """Runs the benchmark in sandbox.workdir(run_name). Returns the metric items, the
     benchmark's JSON report (None if unreadable), and its stderr (capped)."""
-    lab_skip = hw.unmet(lab.requires)
-    needed = [m for m in lab.metrics if not (lab_skip or hw.unmet(m.requires))]
-    if not needed:
-        items = [score_metric(lab, m, None, "") for m in lab.metrics]
-        for it in items:
-            it.status, it.output = SKIPPED, lab_skip or it.output
-        return items, None, ""
+    skips = [hw.unmet(lab.requires) or hw.unmet(m.requires) for m in lab.metrics]
+    if all(skips):  # nothing this machine can measure: don't run the benchmark
+        return [Item(lab.id, "metric", m.name, m.points, status=SKIPPED, output=why)
+                for m, why in zip(lab.metrics, skips)], None, ""
     limits = sandbox.Limits(timeout_s=lab.bench_timeout_s, address_space_mb=lab.address_space_mb)
     run_dir = sandbox.workdir(run_name, binary)
     out = os.path.join(run_dir, "bench.json")
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": run_dir, "TMPDIR": run_dir,
-           "MLMEM_BENCH_JSON": out}
+    env = sandbox.base_env(run_dir, MLMEM_BENCH_JSON=out)
     res = sandbox.run([os.path.join(run_dir, os.path.basename(binary))], limits, cwd=run_dir,
                       env=env)
     try:

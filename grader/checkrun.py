@@ -15,10 +15,9 @@ EXITED_EARLY = ("the test stopped before its end without failing (something call
 
 
 def _env(run_dir: str, lab: Lab, seed: str | None) -> dict[str, str]:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": run_dir, "TMPDIR": run_dir,
-           "LANG": "C.UTF-8", "CK_FORK": "yes", "CK_DEFAULT_TIMEOUT": f"{lab.test_timeout_s:g}",
-           "CK_XML_LOG_FILE_NAME": os.path.join(run_dir, "check.xml"),
-           "MLMEM_DONE_FILE": os.path.join(run_dir, "done.txt")}
+    env = sandbox.base_env(run_dir, CK_FORK="yes", CK_DEFAULT_TIMEOUT=f"{lab.test_timeout_s:g}",
+                           CK_XML_LOG_FILE_NAME=os.path.join(run_dir, "check.xml"),
+                           MLMEM_DONE_FILE=os.path.join(run_dir, "done.txt"))
     for key in ("CK_TIMEOUT_MULTIPLIER", "ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS"):
         if key in os.environ:
             env[key] = os.environ[key]

@@ -7,7 +7,7 @@ import time
 
 from . import bench, build, checkrun, report
 from .labs import Lab
-from .results import FAILED, Item
+from .results import Item
 
 GRADE_DIR = os.path.join(build.BUILD_DIR, "grade")
 

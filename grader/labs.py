@@ -59,14 +59,6 @@ class Lab:
     def path(self) -> str:
         return os.path.join(LABS_DIR, self.slug)
 
-    @property
-    def test_points(self) -> float:
-        return sum(t.points for t in self.tests)
-
-    @property
-    def metric_points(self) -> float:
-        return sum(m.points for m in self.metrics)
-
 
 def _need(table: dict, key: str, kind, where: str):
     if key not in table:

@@ -117,6 +117,12 @@ def workdir(name: str, binary: str | None = None) -> str:
     return path
 
 
+def base_env(run_dir: str, **extra: str) -> dict[str, str]:
+    """The environment a student program gets: PATH, and HOME/TMPDIR inside its run folder."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": run_dir, "TMPDIR": run_dir,
+            "LANG": "C.UTF-8", **extra}
+
+
 def _count_user_tasks(uid: int) -> int:
     n = 0
     for pid in filter(str.isdigit, os.listdir("/proc")):
@@ -156,32 +162,25 @@ def _reader(stream, keep: int, out: list, dropped: list):
     out.append(bytes(buf))
 
 
-def _session_members(sid: int) -> list[int]:
-    pids = []
+def _processes():
+    """(pid, uid, state, session id) of every process, read from /proc/<pid>/stat."""
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
+            uid = os.stat(f"/proc/{pid}").st_uid
             with open(f"/proc/{pid}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
-            if int(fields[3]) == sid:          # field 6 of stat: session id
-                pids.append(int(pid))
+            yield int(pid), uid, fields[0], int(fields[3])   # stat fields 3 and 6
         except (OSError, IndexError, ValueError):
             pass
-    return pids
+
+
+def _session_members(sid: int) -> list[int]:
+    return [pid for pid, _, _, s in _processes() if s == sid]
 
 
 def live_processes(uid: int) -> list[int]:
     """Processes of `uid` that are still running (zombies awaiting their reaper excluded)."""
-    pids = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if os.stat(f"/proc/{pid}").st_uid != uid:
-                continue
-            with open(f"/proc/{pid}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] != "Z":
-                    pids.append(int(pid))
-        except (OSError, IndexError):
-            pass
-    return pids
+    return [pid for pid, u, state, _ in _processes() if u == uid and state != "Z"]
 
 
 def _kill_everything(sid: int, uid: int | None):

@@ -97,3 +97,11 @@ def test_junit_marks_failures_and_skips(tmp_path):
     report.write_junit(str(path), items)
     text = path.read_text()
     assert 'failures="1"' in text and 'skipped="1"' in text and "<skipped" in text
+
+
+def test_bench_not_run_when_nothing_is_measurable(monkeypatch):
+    monkeypatch.setattr(hw, "facts", lambda: {"cores": 1, "numa_nodes": 1, "cuda_devices": 0})
+    lab = labs.load("lab01-cache-lines")
+    items, report_, _ = bench.run_bench(lab, "/nonexistent/bench", "unused")
+    assert report_ is None and len(items) == len(lab.metrics)
+    assert all(i.status == SKIPPED and "needs 2 cores" in i.output for i in items)
