@@ -3,6 +3,7 @@ count, file size, and a cap on captured output. Everything the program starts is
 ends, whatever it did (new process groups, a fork bomb, a flood of output)."""
 from __future__ import annotations
 
+import fcntl
 import os
 import resource
 import shutil
@@ -13,8 +14,32 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-# A uid used for nothing else, so that killing "all its processes" kills only the student's.
-SANDBOX_UID = int(os.environ.get("MLMEM_SANDBOX_UID", "64987"))
+# Uids used for nothing else, so that killing "all its processes" kills only the student's.
+# Each grader process takes one of UID_SLOTS uids from UID_BASE on (a lock file per uid), so
+# graders running side by side (batch grading, several terminals) never kill each other's runs.
+UID_BASE = int(os.environ.get("MLMEM_SANDBOX_UID", "64987"))
+UID_SLOTS = 64
+_uid_lock = None   # the open lock file of this process's uid, held until it exits
+_uid = None
+
+
+def sandbox_uid() -> int:
+    """The uid this grader process runs student programs as (when root)."""
+    global _uid_lock, _uid
+    if _uid is not None:
+        return _uid
+    base = os.path.join(tempfile.gettempdir(), f"mlmem-sandbox-{os.geteuid()}")
+    os.makedirs(base, exist_ok=True)
+    for k in range(UID_SLOTS):
+        f = open(os.path.join(base, f"uid-{UID_BASE + k}.lock"), "w")
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.close()
+            continue
+        _uid_lock, _uid = f, UID_BASE + k
+        return _uid
+    raise RuntimeError(f"all {UID_SLOTS} sandbox uids from {UID_BASE} are in use")
 
 
 @dataclass
@@ -210,10 +235,10 @@ def _kill_everything(sid: int, uid: int | None):
 def run(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = None,
         sandbox_user: bool = True) -> RunResult:
     """Runs `cmd` in `cwd` under `limits`. As root (with sandbox_user), the program runs as
-    SANDBOX_UID, so the process limit applies and the run cannot touch other users' files;
+    sandbox_uid(), so the process limit applies and the run cannot touch other users' files;
     `cwd` (from workdir(), holding the program) is then handed to that uid. Never raises for
     anything the program does."""
-    drop_to = SANDBOX_UID if (_dropping() and sandbox_user) else None
+    drop_to = sandbox_uid() if (_dropping() and sandbox_user) else None
     if drop_to is not None:
         os.chown(cwd, drop_to, drop_to)
     _become_subreaper()

@@ -27,7 +27,7 @@ def test_timeout_kills_escaped_children():
     assert r.timed_out and "timed out" in r.verdict()
     time.sleep(0.3)
     if os.geteuid() == 0:
-        assert sandbox.live_processes(sandbox.SANDBOX_UID) == []
+        assert sandbox.live_processes(sandbox.sandbox_uid()) == []
 
 
 def test_output_flood_is_capped():
