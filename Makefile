@@ -48,10 +48,10 @@ lab%:
 	@$(BUILD)/labs/$(call lab_slug,$*)/check_lab || echo "(some tests fail: see above; \`make grade LAB=$*\` scores them)"
 
 grade:
-	@$(GRADER) grade $(if $(LAB),--lab $(LAB)) --submission "$(SUBMISSION)" $(if $(filter 1,$(STRICT)),--strict)
+	@$(GRADER) grade $(if $(LAB),--lab $(LAB)) --submission "$(SUBMISSION)" $(if $(filter 1,$(STRICT)),--strict) $(if $(HIDDEN),--hidden "$(HIDDEN)")
 
 calibrate:
-	@$(GRADER) calibrate $(if $(LAB),--lab $(LAB)) --runs "$(or $(RUNS),20)"
+	@$(GRADER) calibrate $(if $(LAB),--lab $(LAB)) --runs "$(or $(RUNS),20)" --dry-run
 
 hint:
 	@$(GRADER) hint --lab "$(or $(LAB),$(error use: make hint LAB=NN [LEVEL=k]))" --level "$(or $(LEVEL),1)"

@@ -14,9 +14,15 @@ def cmd_grade(a) -> int:
     if not os.path.isdir(a.submission):
         print(f"mlmem: submission folder '{a.submission}' does not exist", file=sys.stderr)
         return 2
+    a.hidden = a.hidden or os.environ.get("MLMEM_HIDDEN_TESTS")
+    if a.hidden and not os.path.isdir(a.hidden):
+        print(f"mlmem: hidden-tests folder '{a.hidden}' does not exist", file=sys.stderr)
+        return 2
     chosen = labs.select(a.lab)
-    g = Grading(a.submission, a.seed or os.environ.get("MLMEM_SEED"),
-                results_dir=a.out or GRADE_DIR)
+    secret = os.environ.get("MLMEM_SECRET_SEED")
+    g = Grading(a.submission, secret or a.seed or os.environ.get("MLMEM_SEED"),
+                results_dir=a.out or GRADE_DIR, secret=bool(secret),
+                hidden_dir=a.hidden, parts=a.parts)
     items = g.run(chosen)
     score, most, _ = report.totals(items)
     return 1 if a.strict and score < most else 0
@@ -28,9 +34,13 @@ def cmd_plots(a) -> int:
 
 
 def cmd_calibrate(a) -> int:
-    from . import calibrate
+    from . import calibrate, thresholds
+    dest = None if a.dry_run else (a.write or thresholds.path())
     for lab in labs.select(a.lab):
-        calibrate.run(lab, a.runs)
+        calibrate.run(lab, a.runs, a.margin, dest)
+    if dest:
+        print(f"\nthe grader now uses {os.path.relpath(dest)} in place of lab.toml's thresholds "
+              "(delete it to go back)")
     return 0
 
 
@@ -49,6 +59,9 @@ def main(argv=None) -> int:
     g.add_argument("--seed", help="seed for the randomized tests (default: fresh)")
     g.add_argument("--strict", action="store_true", help="exit 1 unless the score is full")
     g.add_argument("--out", help="folder for results.json and junit.xml (default build/grade)")
+    g.add_argument("--hidden", help="folder of instructor-only tests (see grader/hidden.py)")
+    g.add_argument("--parts", choices=["all", "tests", "metrics"], default="all",
+                   help="grade only the unit tests or only the benchmark (batch grading)")
     g.set_defaults(fn=cmd_grade)
     pl = sub.add_parser("plots", help="plot your benchmark's series")
     pl.add_argument("--lab")
@@ -57,6 +70,10 @@ def main(argv=None) -> int:
     c = sub.add_parser("calibrate", help="measure reference and naive variants N times")
     c.add_argument("--lab")
     c.add_argument("--runs", type=int, default=20)
+    c.add_argument("--margin", type=float, default=0.15,
+                   help="how far inside the measured ranges the thresholds sit (default 0.15)")
+    c.add_argument("--write", help="thresholds file to write (default: thresholds.toml)")
+    c.add_argument("--dry-run", action="store_true", help="measure and print; write nothing")
     c.set_defaults(fn=cmd_calibrate)
     h = sub.add_parser("hint", help="progressive hints for a lab")
     h.add_argument("--lab", required=True)

@@ -25,8 +25,9 @@ def parse_report(stdout: str) -> dict | None:
 
 def describe(m: Metric, value: float) -> str:
     better = "higher" if m.full > m.zero else "lower"
+    src = "" if m.source == "lab.toml" else f"; thresholds from {m.source}"
     return (f"{value:.3g}{m.unit} (0 points at {m.zero:g}{m.unit}, full at {m.full:g}{m.unit}; "
-            f"{better} is better)")
+            f"{better} is better{src})")
 
 
 def score_metric(lab: Lab, m: Metric, report: dict | None, why_none: str) -> Item:

@@ -37,6 +37,8 @@ def stage(lab: Lab, submission: str, dest: str) -> tuple[list[str], bool]:
     if os.path.exists(dest):
         shutil.rmtree(dest)
     shutil.copytree(lab.path, dest)
+    for i, f in enumerate(lab.extra_test_files):
+        shutil.copyfile(f, os.path.join(dest, "tests", f"hidden{i}_{os.path.basename(f)}"))
     sub_lab = os.path.join(submission, lab.slug)
     missing = []
     for rel in lab.editable:

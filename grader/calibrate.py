@@ -1,15 +1,17 @@
-"""`make calibrate LAB=NN [RUNS=20]`: runs the benchmark of the reference and of each naive
-variant RUNS times, alternating, and prints per metric the min/median/max value and how many runs
-got full credit / zero credit under lab.toml's thresholds, and how many were skipped (the
-benchmark found the machine could not show the effect): the evidence a threshold needs (the
-reference full every time it is measured, the naive variants zero every time)."""
+"""`make calibrate [LAB=NN] [RUNS=20] [MARGIN=0.15]`: runs the benchmark of the reference and of
+each naive variant RUNS times, alternating; prints per metric the min/median/max value and how
+many runs got full / zero credit under the current thresholds (and how many were skipped: the
+benchmark found the machine could not show the effect); then proposes thresholds from the
+figures and writes them to the course's thresholds file (grader/thresholds.py), which the
+grader uses from then on."""
 from __future__ import annotations
 
 import os
+import platform
 import statistics
 import tempfile
 
-from . import bench, build, variants
+from . import bench, build, hw, thresholds, variants
 from .labs import Lab
 from .results import SKIPPED
 
@@ -27,8 +29,11 @@ def _binaries(lab: Lab, scratch: str) -> dict[str, str]:
     return out
 
 
-def run(lab: Lab, runs: int, out=print) -> dict:
-    """Returns {variant: {metric: [item, ...]}} and prints the summary table."""
+def measure(lab: Lab, runs: int, out=print) -> dict:
+    """{variant: {metric: [item, ...]}}: RUNS benchmark runs of every variant, alternating."""
+    if not os.path.isdir(os.path.join(variants.SOLUTIONS, lab.slug)):
+        raise SystemExit(f"calibration needs the reference solution (solutions/{lab.slug}/), "
+                         "which this tree does not have")
     with tempfile.TemporaryDirectory() as scratch:
         bins = _binaries(lab, scratch)
         seen: dict = {v: {m.name: [] for m in lab.metrics} for v in bins}
@@ -38,21 +43,61 @@ def run(lab: Lab, runs: int, out=print) -> dict:
                 for it in items:
                     seen[v][it.name].append(it)
             out(f"  run {r + 1}/{runs} done")
-    out(f"\nlab {lab.id}: {runs} runs each, thresholds from lab.toml")
-    out(f"  {'metric':<20} {'variant':<10} {'min':>7} {'median':>7} {'max':>7}  full  zero  "
+    return seen
+
+
+def _values(items) -> list[float]:
+    return [i.value for i in items if i.status != SKIPPED and i.value is not None]
+
+
+def summary(lab: Lab, seen: dict, runs: int, out=print):
+    out(f"\nlab {lab.id}: {runs} runs each; full/zero counted under the current thresholds")
+    out(f"  {'metric':<24} {'variant':<10} {'min':>7} {'median':>7} {'max':>7}  full  zero  "
         "skip  (zero at / full at)")
     for m in lab.metrics:
-        for v in bins:
-            its = seen[v][m.name]
+        for v, per_metric in seen.items():
+            its = per_metric[m.name]
             skip = sum(i.status == SKIPPED for i in its)
-            its = [i for i in its if i.status != SKIPPED]
-            vals = [i.value for i in its if i.value is not None]
+            vals = _values(its)
             if not vals:
-                out(f"  {m.name:<20} {v:<10} not measured ({skip} skipped): "
-                    f"{its[0].output if its else ''}")
+                why = next((i.output for i in its), "")
+                out(f"  {m.name:<24} {v:<10} not measured ({skip} skipped): {why}")
                 continue
-            full = sum(i.score >= m.points for i in its)
-            zero = sum(i.score == 0 for i in its)
-            out(f"  {m.name:<20} {v:<10} {min(vals):7.3g} {statistics.median(vals):7.3g} "
+            scored = [i for i in its if i.status != SKIPPED]
+            full = sum(i.score >= m.points for i in scored)
+            zero = sum(i.score == 0 for i in scored)
+            out(f"  {m.name:<24} {v:<10} {min(vals):7.3g} {statistics.median(vals):7.3g} "
                 f"{max(vals):7.3g}  {full:>4}  {zero:>4}  {skip:>4}  ({m.zero:g} / {m.full:g})")
+
+
+def proposals(lab: Lab, seen: dict, margin: float) -> dict[str, dict]:
+    """{metric: {zero, full, reference, naive, note}} for the thresholds file. Naive figures
+    come from the variants that claim to score zero on the metric (variants.toml)."""
+    declared = variants.declared(lab.slug)
+    out = {}
+    for m in lab.metrics:
+        ref = _values(seen["reference"][m.name])
+        naive = [x for v, spec in declared.items() if m.name in spec.get("metrics_zero", [])
+                 for x in _values(seen[v][m.name])]
+        zero, full, note = thresholds.propose(m.zero, m.full, ref, naive, margin)
+        out[m.name] = {"zero": zero, "full": full, "reference": ref, "naive": naive,
+                       "note": note}
+    return out
+
+
+def machine() -> str:
+    f = hw.facts()
+    return f"{platform.node() or 'this machine'} ({f.get('cores', '?')} cores)"
+
+
+def run(lab: Lab, runs: int, margin: float, dest: str | None, out=print) -> dict:
+    seen = measure(lab, runs, out)
+    summary(lab, seen, runs, out)
+    if dest is None:
+        return seen
+    prop = proposals(lab, seen, margin)
+    out(f"\nproposed thresholds for lab {lab.id} (written to {os.path.relpath(dest)}):")
+    for name, p in prop.items():
+        out(f"  {name:<24} zero {p['zero']:g}, full {p['full']:g}  ({p['note']})")
+    thresholds.write(dest, {f"lab{lab.id}": prop}, machine())
     return seen

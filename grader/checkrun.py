@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import xml.etree.ElementTree as ET
 
-from . import sandbox
+from . import hidden, sandbox
 from .labs import Lab
 from .results import FAILED, PASSED, SKIPPED, Item
 
@@ -14,7 +14,7 @@ EXITED_EARLY = ("the test stopped before its end without failing (something call
                 "_exit()); Check counts that as a pass, the grader does not")
 
 
-def _env(run_dir: str, lab: Lab, seed: str | None) -> dict[str, str]:
+def _env(run_dir: str, lab: Lab, seed: str | None, secret: bool) -> dict[str, str]:
     env = sandbox.base_env(run_dir, CK_FORK="yes", CK_DEFAULT_TIMEOUT=f"{lab.test_timeout_s:g}",
                            CK_XML_LOG_FILE_NAME=os.path.join(run_dir, "check.xml"),
                            MLMEM_DONE_FILE=os.path.join(run_dir, "done.txt"))
@@ -23,6 +23,8 @@ def _env(run_dir: str, lab: Lab, seed: str | None) -> dict[str, str]:
             env[key] = os.environ[key]
     if seed:
         env["MLMEM_SEED"] = seed
+    if secret:
+        env["MLMEM_SEED_SECRET"] = "1"
     return env
 
 
@@ -73,18 +75,19 @@ def _item(lab: Lab, t, xml: dict, done: dict, whole: sandbox.RunResult) -> Item:
         elif result == "success":
             item.output = EXITED_EARLY
         else:
-            item.output = msg
+            item.output = hidden.WITHHELD if t.hidden else msg
     return item
 
 
-def run_tests(lab: Lab, binary: str, run_name: str, seed: str | None) -> tuple[list[Item], str]:
+def run_tests(lab: Lab, binary: str, run_name: str, seed: str | None,
+              secret: bool = False) -> tuple[list[Item], str]:
     """Runs the test program in sandbox.workdir(run_name); returns the items and a transcript
-    (stdout+stderr, capped)."""
+    (stdout+stderr, capped). A secret seed is passed but never printed."""
     run_dir = sandbox.workdir(run_name, binary)
     limits = sandbox.Limits(timeout_s=lab.test_timeout_s * max(1, len(lab.tests)) + 30,
                             address_space_mb=lab.address_space_mb)
     whole = sandbox.run([os.path.join(run_dir, os.path.basename(binary))], limits, cwd=run_dir,
-                        env=_env(run_dir, lab, seed))
+                        env=_env(run_dir, lab, seed, secret))
     xml = _parse_xml(os.path.join(run_dir, "check.xml"))
     done = _parse_done(os.path.join(run_dir, "done.txt"))
     items = [_item(lab, t, xml, done, whole) for t in lab.tests]

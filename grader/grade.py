@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from . import bench, build, checkrun, report
+from . import bench, build, checkrun, hidden, report
 from .labs import Lab
 from .results import Item
 
@@ -13,19 +13,27 @@ GRADE_DIR = os.path.join(build.BUILD_DIR, "grade")
 
 
 class Grading:
-    def __init__(self, submission: str, seed: str | None, out=print, results_dir: str = GRADE_DIR):
+    """One grading run. seed: the tests' seed (None: fresh); secret: pass it without printing it;
+    hidden_dir: instructor-only tests (grader/hidden.py); parts: "all", "tests" (no benchmark)
+    or "metrics" (benchmark only), so batch grading can run tests in parallel and benchmarks
+    one at a time."""
+
+    def __init__(self, submission: str, seed: str | None, out=print, results_dir: str = GRADE_DIR,
+                 secret: bool = False, hidden_dir: str | None = None, parts: str = "all"):
         self.submission = submission
         self.results_dir = results_dir
-        self.seed = seed
+        self.seed, self.secret = seed, secret
+        self.hidden_dir, self.parts = hidden_dir, parts
         self.items: list[Item] = []
         self.notes: list[str] = []
+        self.leaderboard: list[dict] = []
         self.start = time.monotonic()
         self.out = out
 
     def save(self, done: bool):
         elapsed = time.monotonic() - self.start
         report.write_results(os.path.join(self.results_dir, "results.json"), self.items, elapsed,
-                             "\n".join(self.notes), done)
+                             "\n".join(self.notes), done, self.leaderboard)
         if done:
             report.write_junit(os.path.join(self.results_dir, "junit.xml"), self.items)
 
@@ -37,6 +45,7 @@ class Grading:
         return items
 
     def grade_lab(self, lab: Lab) -> list[Item]:
+        lab = hidden.extend(lab, self.hidden_dir)
         self.out(f"\nlab {lab.id}  {lab.title}  ({self.submission}/{lab.slug})")
         built = build.build(lab, self.submission)
         if built.missing and not built.no_submission:
@@ -48,8 +57,13 @@ class Grading:
             self.notes.append(f"lab {lab.id}: build failed\n{build.first_errors(built.log)}")
             return items
         run_base = f"{build.submission_tag(self.submission)}-{lab.slug}"
+        return self._tests(lab, built, run_base) + self._metrics(lab, built, run_base)
+
+    def _tests(self, lab: Lab, built: build.Built, run_base: str) -> list[Item]:
+        if self.parts == "metrics":
+            return []
         tests, transcript = checkrun.run_tests(lab, os.path.join(built.out_dir, "check_lab"),
-                                               run_base + "-tests", self.seed)
+                                               run_base + "-tests", self.seed, self.secret)
         seed_line = next((l for l in transcript.splitlines() if l.startswith("mlmem: seed")), "")
         if seed_line:
             self.out("  " + seed_line)
@@ -57,11 +71,17 @@ class Grading:
             self.out(report.item_line(it))
         self.items += tests
         self.save(False)
-        metrics, _, _ = bench.run_bench(lab, os.path.join(built.out_dir, "bench"),
-                                        run_base + "-bench")
+        return tests
+
+    def _metrics(self, lab: Lab, built: build.Built, run_base: str) -> list[Item]:
+        if self.parts == "tests":
+            return []
+        metrics, report_json, _ = bench.run_bench(lab, os.path.join(built.out_dir, "bench"),
+                                                  run_base + "-bench")
         for it in metrics:
             self.out(report.item_line(it))
-        return tests + metrics
+        self.leaderboard += report.leaderboard(lab, metrics)
+        return metrics
 
     def run(self, labs: list[Lab]) -> list[Item]:
         for lab in labs:

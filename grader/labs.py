@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from . import thresholds
+
 try:
     import tomllib
 except ImportError:  # Python 3.10
@@ -22,6 +24,7 @@ class LabError(Exception):
 class Test:
     name: str
     points: float
+    hidden: bool = False             # an instructor-only test (grader/hidden.py)
 
 
 @dataclass
@@ -33,6 +36,7 @@ class Metric:
     full: float                      # value scoring all points; zero > full: lower is better
     unit: str = ""
     requires: dict = field(default_factory=dict)
+    source: str = "lab.toml"         # where zero/full come from (or the thresholds file)
 
     def score(self, value: float) -> float:
         """Linear ramp from `zero` (no credit) to `full` (all points), clamped."""
@@ -54,6 +58,7 @@ class Lab:
     address_space_mb: int | None = 4096
     threaded: bool = False           # `make test` also runs the solution under TSan
     plots: list = field(default_factory=list)  # [[plots]] tables, see grader/plots.py
+    extra_test_files: list = field(default_factory=list)  # hidden tests staged into tests/
 
     @property
     def path(self) -> str:
@@ -81,6 +86,22 @@ def _metric(m: dict, where: str) -> Metric:
     return metric
 
 
+def _calibrated(key: str, metrics: list[Metric]):
+    """Replaces lab.toml's thresholds by the course's thresholds file's, where it has them."""
+    try:
+        table = thresholds.load().get(key, {})
+    except thresholds.ThresholdsError as e:
+        raise LabError(str(e)) from e
+    for m in metrics:
+        t = table.get(m.name)
+        if t and (t["full"] > t["zero"]) == (m.full > m.zero):
+            m.zero, m.full = float(t["zero"]), float(t["full"])
+            m.source = os.path.relpath(thresholds.path())
+        elif t:
+            raise LabError(f"{thresholds.path()}: [{key}.{m.name}] turns lab.toml's direction "
+                           "(higher/lower is better) around")
+
+
 def load(slug: str) -> Lab:
     path = os.path.join(LABS_DIR, slug, "lab.toml")
     try:
@@ -92,6 +113,7 @@ def load(slug: str) -> Lab:
     tests = [Test(_need(x, "name", str, path), _need(x, "points", float, path))
              for x in t.get("tests", [])]
     metrics = [_metric(m, path) for m in t.get("metrics", [])]
+    _calibrated(slug[:5], metrics)
     limits = t.get("limits", {})
     return Lab(id=slug[3:5], slug=slug, title=_need(lab, "title", str, path),
                editable=_need(lab, "editable", list, path), tests=tests, metrics=metrics,

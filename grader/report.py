@@ -53,10 +53,18 @@ def lab_summary(lab_id: str, title: str, items: list[Item]) -> str:
     return line
 
 
-def results_json(items: list[Item], elapsed_s: float, output: str, done: bool) -> dict:
+def leaderboard(lab, items: list[Item]) -> list[dict]:
+    """Gradescope leaderboard entries: each measured metric's value, best first."""
+    order = {m.name: "desc" if m.full > m.zero else "asc" for m in lab.metrics}
+    return [{"name": f"lab{i.lab} {i.name}", "value": round(i.value, 4), "order": order[i.name]}
+            for i in items if i.kind == "metric" and i.value is not None and i.name in order]
+
+
+def results_json(items: list[Item], elapsed_s: float, output: str, done: bool,
+                 board: list[dict] | None = None) -> dict:
     """Gradescope's schema: score, execution_time, output, tests[] (name, score, max_score,
-    status, output). Skipped items carry max_score 0 and no status, so they count for
-    nothing either way."""
+    status, output), leaderboard[] (name, value, order). Skipped items carry max_score 0 and no
+    status, so they count for nothing either way."""
     score, most, skipped = totals(items)
     tests = []
     for i in items:
@@ -67,13 +75,18 @@ def results_json(items: list[Item], elapsed_s: float, output: str, done: bool) -
         else:
             entry["status"] = "passed" if i.status == PASSED else "failed"
         tests.append(entry)
-    return {"score": score, "max_score": most, "execution_time": round(elapsed_s, 1),
-            "output": output, "tests": tests,
-            "extra_data": {"skipped_points": skipped, "complete": done}}
+    out = {"score": score, "max_score": most, "execution_time": round(elapsed_s, 1),
+           "output": output, "tests": tests,
+           "extra_data": {"skipped_points": skipped, "complete": done}}
+    if board:
+        out["leaderboard"] = board
+    return out
 
 
-def write_results(path: str, items: list[Item], elapsed_s: float, output: str, done: bool):
-    _atomic_write(path, json.dumps(results_json(items, elapsed_s, output, done), indent=2) + "\n")
+def write_results(path: str, items: list[Item], elapsed_s: float, output: str, done: bool,
+                  board: list[dict] | None = None):
+    _atomic_write(path, json.dumps(results_json(items, elapsed_s, output, done, board), indent=2)
+                  + "\n")
 
 
 def write_junit(path: str, items: list[Item]):

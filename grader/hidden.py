@@ -1,0 +1,39 @@
+"""Instructor-only tests: `make grade HIDDEN=dir` (grader --hidden, or MLMEM_HIDDEN_TESTS) adds
+the tests of dir/<lab slug>/ to that lab's build and score.
+
+    dir/lab03-tensor-strides/hidden.toml   [[tests]] name, points (as in lab.toml)
+    dir/lab03-tensor-strides/*.c           Check tests written with MM_TEST; one file defines
+                                           Suite *(*const mm_hidden_suites[])(void) = {.., NULL};
+
+A hidden test's failure shows no details (its message would reveal the test); passes, crashes
+and timeouts are reported as for any test."""
+from __future__ import annotations
+
+import dataclasses
+import glob
+import os
+
+from .labs import Lab, LabError, Test, tomllib
+
+WITHHELD = "failed (a hidden test: the course staff withhold its details)"
+
+
+def extend(lab: Lab, root: str | None) -> Lab:
+    """`lab` with the hidden tests of root/<slug>/ added (the same lab if there are none)."""
+    d = os.path.join(root, lab.slug) if root else ""
+    if not d or not os.path.isdir(d):
+        return lab
+    path = os.path.join(d, "hidden.toml")
+    try:
+        with open(path, "rb") as f:
+            table = tomllib.load(f)
+        tests = [Test(t["name"], float(t["points"]), hidden=True) for t in table["tests"]]
+    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as e:
+        raise LabError(f"{path}: needs [[tests]] with name and points ({e})") from e
+    clash = {t.name for t in tests} & {t.name for t in lab.tests}
+    if clash:
+        raise LabError(f"{path}: hidden tests reuse published names: {', '.join(sorted(clash))}")
+    files = sorted(glob.glob(os.path.join(d, "*.c")))
+    if not files:
+        raise LabError(f"{d}: hidden.toml but no .c test files")
+    return dataclasses.replace(lab, tests=lab.tests + tests, extra_test_files=files)

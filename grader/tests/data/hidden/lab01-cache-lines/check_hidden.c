@@ -1,0 +1,33 @@
+/* An instructor-only test for lab 01 (example of grader --hidden): counters for odd thread
+ * counts and large lines, totals exact. */
+#include "counters.h"
+#include "mm_check.h"
+
+MM_TEST(test_hidden_totals_odd_sizes)
+{
+    mm_rng_t r = MM_RNG();
+    unsigned n = 3 + 2 * (unsigned)mm_rng_range(&r, 0, 10);
+    cl_counters_t *c = NULL;
+    MM_ASSERT_OK(cl_counters_create(&c, n, 256));
+    uint64_t want = 0;
+    for (unsigned t = 0; t < n; t++) {
+        uint64_t k = mm_rng_range(&r, 1, 1000);
+        *cl_counters_slot(c, t) += k;
+        want += k;
+    }
+    ck_assert_msg(cl_counters_total(c) == want, "total %llu, expected %llu",
+                  (unsigned long long)cl_counters_total(c), (unsigned long long)want);
+    cl_counters_destroy(c);
+}
+MM_END_TEST
+
+static Suite *hidden_suite(void)
+{
+    Suite *s = suite_create("hidden");
+    TCase *tc = tcase_create("hidden");
+    tcase_add_test(tc, test_hidden_totals_odd_sizes);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+Suite *(*const mm_hidden_suites[])(void) = { hidden_suite, NULL };
