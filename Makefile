@@ -50,6 +50,9 @@ lab%:
 grade:
 	@$(GRADER) grade $(if $(LAB),--lab $(LAB)) --submission "$(SUBMISSION)" $(if $(filter 1,$(STRICT)),--strict) $(if $(HIDDEN),--hidden "$(HIDDEN)")
 
+batch:
+	@$(GRADER) batch "$(or $(SUBMISSIONS),$(error use: make batch SUBMISSIONS=dir [LAB=NN] [JOBS=n] [TIMEOUT=s]))" $(if $(LAB),--lab $(LAB)) $(if $(JOBS),--jobs $(JOBS)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(HIDDEN),--hidden "$(HIDDEN)")
+
 calibrate:
 	@$(GRADER) calibrate $(if $(LAB),--lab $(LAB)) --runs "$(or $(RUNS),20)" --dry-run
 
@@ -78,4 +81,4 @@ slides:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: help deps grade calibrate hint plots hwinfo test slides clean
+.PHONY: help deps grade batch calibrate hint plots hwinfo test slides clean

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from . import labs, report
+from . import labs, report, submission
 from .grade import GRADE_DIR, Grading
 
 
@@ -19,6 +19,8 @@ def cmd_grade(a) -> int:
         print(f"mlmem: hidden-tests folder '{a.hidden}' does not exist", file=sys.stderr)
         return 2
     chosen = labs.select(a.lab)
+    a.submission = submission.resolve(a.submission, chosen, os.path.join(
+        GRADE_DIR, "loose-files")) or a.submission
     secret = os.environ.get("MLMEM_SECRET_SEED")
     g = Grading(a.submission, secret or a.seed or os.environ.get("MLMEM_SEED"),
                 results_dir=a.out or GRADE_DIR, secret=bool(secret),
@@ -26,6 +28,16 @@ def cmd_grade(a) -> int:
     items = g.run(chosen)
     score, most, _ = report.totals(items)
     return 1 if a.strict and score < most else 0
+
+
+def cmd_batch(a) -> int:
+    from . import batch
+    if not os.path.isdir(a.folder):
+        print(f"mlmem: submissions folder '{a.folder}' does not exist", file=sys.stderr)
+        return 2
+    extra = ["--hidden", a.hidden] if a.hidden else []
+    batch.run(a.folder, labs.select(a.lab), a.out, a.jobs, a.timeout, extra)
+    return 0
 
 
 def cmd_plots(a) -> int:
@@ -63,6 +75,15 @@ def main(argv=None) -> int:
     g.add_argument("--parts", choices=["all", "tests", "metrics"], default="all",
                    help="grade only the unit tests or only the benchmark (batch grading)")
     g.set_defaults(fn=cmd_grade)
+    b = sub.add_parser("batch", help="grade a folder of submissions into one summary")
+    b.add_argument("folder", help="one sub-folder per student")
+    b.add_argument("--lab", help="lab number (default: all)")
+    b.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2),
+                   help="submissions whose unit tests run at once (benchmarks: one at a time)")
+    b.add_argument("--timeout", type=float, default=1800, help="seconds per pass per submission")
+    b.add_argument("--hidden", help="folder of instructor-only tests")
+    b.add_argument("--out", default=os.path.join("build", "batch"), help="output folder")
+    b.set_defaults(fn=cmd_batch)
     pl = sub.add_parser("plots", help="plot your benchmark's series")
     pl.add_argument("--lab")
     pl.add_argument("--submission", default="labs")

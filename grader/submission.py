@@ -1,0 +1,46 @@
+"""Finds the labs in a submission as students hand them in, and returns a tree laid out like
+labs/ (what the grader grades): a clone of the repository (labs/ inside), the lab folders
+themselves, one wrapping folder around either (an unpacked zip), or loose files named like a
+lab's editable files (an upload of just `src/*.c`)."""
+from __future__ import annotations
+
+import os
+import shutil
+
+from .labs import Lab
+
+
+def _has_labs(path: str, chosen: list[Lab]) -> bool:
+    return any(os.path.isdir(os.path.join(path, lab.slug)) for lab in chosen)
+
+
+def _loose(path: str, chosen: list[Lab], scratch: str) -> str | None:
+    """Copies loose files (found anywhere under path, by base name) into scratch/<slug>/<rel>."""
+    found: dict[str, list[str]] = {}
+    for d, _, files in os.walk(path):
+        for f in files:
+            found.setdefault(f, []).append(os.path.join(d, f))
+    copied = False
+    for lab in chosen:
+        for rel in lab.editable:
+            hits = found.get(os.path.basename(rel), [])
+            if len(hits) == 1:
+                dest = os.path.join(scratch, lab.slug, rel)
+                os.makedirs(os.path.dirname(dest), exist_ok=True)
+                shutil.copyfile(hits[0], dest)
+                copied = True
+    return scratch if copied else None
+
+
+def resolve(path: str, chosen: list[Lab], scratch: str) -> str | None:
+    """A folder laid out like labs/ holding the submission's work for the chosen labs, or None
+    if none of it is there. `scratch` (created if needed) receives loose files."""
+    for cand in (path, os.path.join(path, "labs")):
+        if _has_labs(cand, chosen):
+            return cand
+    entries = [e for e in os.listdir(path) if not e.startswith(".")] if os.path.isdir(path) else []
+    if len(entries) == 1 and os.path.isdir(os.path.join(path, entries[0])):
+        inner = resolve(os.path.join(path, entries[0]), chosen, scratch)
+        if inner:
+            return inner
+    return _loose(path, chosen, scratch) if os.path.isdir(path) else None

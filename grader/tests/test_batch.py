@@ -1,0 +1,53 @@
+"""Batch grading: a folder of submissions in the shapes students hand them in becomes one
+summary; a submission that hangs is cut off at the time limit and the others are still graded."""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from conftest import ROOT
+from grader import variants
+
+SLUG = "lab01-cache-lines"
+
+
+def batch(folder, out, *extra, timeout=1200):
+    cmd = [sys.executable, "-m", "grader", "batch", str(folder), "--lab", "01", "--jobs", "2",
+           "--out", str(out), *extra]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "MLMEM_TEST_TIMEOUT_S": "4"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    with open(os.path.join(out, "summary.csv")) as f:
+        return {r["student"]: r for r in csv.DictReader(f)}, proc.stdout
+
+
+def test_batch_grades_each_shape(tmp_path):
+    subs = tmp_path / "subs"
+    shutil.copytree(os.path.join(variants.SOLUTIONS, SLUG), subs / "alice" / "labs" / SLUG)
+    loose = subs / "bob"
+    loose.mkdir(parents=True)
+    for f in ("counters.c", "stats.c", "linesize.c"):
+        shutil.copy(os.path.join(variants.SOLUTIONS, SLUG, "src", f), loose / f)
+    (subs / "carol").mkdir()
+    (subs / "carol" / "notes.txt").write_text("nothing here")
+    rows, out = batch(subs, tmp_path / "out")
+    for who in ("alice", "bob"):     # all correctness points; the benchmark ran and was merged
+        with open(tmp_path / "out" / who / "results.json") as f:
+            res = json.load(f)
+        tests = [t for t in res["tests"] if "performance" not in t["name"]]
+        perf = [t for t in res["tests"] if "performance" in t["name"]]
+        assert sum(t["score"] for t in tests) == 40 and len(perf) == 3, (who, res)
+        assert float(rows[who]["score"]) == res["score"] >= 40
+    assert rows["carol"]["status"] == "no lab files found" and float(rows["carol"]["score"]) == 0
+    assert "benchmarks, one submission at a time" in out
+
+
+def test_batch_time_limit(make_variant, tmp_path):
+    subs = tmp_path / "subs"
+    hang = {"file": "src/counters.c", "append": "\n__attribute__((constructor)) static void "
+            "hang(void) { for (;;) {} }\n"}
+    variants.make(SLUG, str(subs / "dave"), [hang])
+    rows, _ = batch(subs, tmp_path / "out", "--timeout", "8", timeout=300)
+    assert "time limit" in rows["dave"]["status"] and float(rows["dave"]["score"]) == 0
