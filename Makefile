@@ -53,6 +53,12 @@ grade:
 batch:
 	@$(GRADER) batch "$(or $(SUBMISSIONS),$(error use: make batch SUBMISSIONS=dir [LAB=NN] [JOBS=n] [TIMEOUT=s]))" $(if $(LAB),--lab $(LAB)) $(if $(JOBS),--jobs $(JOBS)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(HIDDEN),--hidden "$(HIDDEN)")
 
+release:
+	@$(GRADER) release $(if $(DEST),--dest "$(DEST)")
+
+gradescope:
+	@$(GRADER) gradescope $(if $(LAB),--lab $(LAB)) $(if $(HIDDEN),--hidden "$(HIDDEN)") $(if $(SECRET_SEED),--secret-seed "$(SECRET_SEED)")
+
 calibrate:
 	@$(GRADER) calibrate $(if $(LAB),--lab $(LAB)) --runs "$(or $(RUNS),20)" --dry-run
 
@@ -72,6 +78,7 @@ $(BUILD)/tools/hwinfo: common/hwinfo.c common/mm_hw.c common/mm_hw.h common/flag
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -D_GNU_SOURCE $(CUDA_CPPFLAGS) -o $@ common/hwinfo.c common/mm_hw.c $(CUDA_LDLIBS) $(LDLIBS) -pthread
 
 test:
+	@[ -d grader/tests ] || { echo "mlmem: make test needs the course repository (this student tree has no grader/tests)"; exit 2; }
 	@$(DEPS_OK)
 	@py=$$(common/find-python.sh) && cd grader/tests && $$py -m pytest -q -p no:cacheprovider
 
@@ -81,4 +88,4 @@ slides:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: help deps grade batch calibrate hint plots hwinfo test slides clean
+.PHONY: help deps grade batch release gradescope calibrate hint plots hwinfo test slides clean

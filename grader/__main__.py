@@ -40,6 +40,24 @@ def cmd_batch(a) -> int:
     return 0
 
 
+def cmd_release(a) -> int:
+    from . import release
+    return release.run(os.path.abspath(a.dest))
+
+
+def cmd_gradescope(a) -> int:
+    from . import package
+    if a.hidden and not os.path.isdir(a.hidden):
+        print(f"mlmem: hidden-tests folder '{a.hidden}' does not exist", file=sys.stderr)
+        return 2
+    name = f"autograder-lab{labs.select(a.lab)[0].id}.zip" if a.lab else "autograder.zip"
+    path = package.build(a.dest or os.path.join("build", "gradescope", name), a.lab, a.hidden,
+                         a.secret_seed)
+    print(f"Gradescope autograder: {os.path.relpath(path)} (upload it as a zip-file autograder; "
+          "give it 2 or more CPUs for the performance metrics: docs/instructor-guide.md)")
+    return 0
+
+
 def cmd_plots(a) -> int:
     from . import plots
     return plots.main(labs.select(a.lab), a.submission)
@@ -84,6 +102,15 @@ def main(argv=None) -> int:
     b.add_argument("--hidden", help="folder of instructor-only tests")
     b.add_argument("--out", default=os.path.join("build", "batch"), help="output folder")
     b.set_defaults(fn=cmd_batch)
+    r = sub.add_parser("release", help="export and verify the student tree (no solutions)")
+    r.add_argument("--dest", default=os.path.join("build", "release", "mlmem"))
+    r.set_defaults(fn=cmd_release)
+    gs = sub.add_parser("gradescope", help="Gradescope autograder zip")
+    gs.add_argument("--lab", help="grade only this lab (default: all)")
+    gs.add_argument("--hidden", help="folder of instructor-only tests to include")
+    gs.add_argument("--secret-seed", help="seed for the randomized tests, never shown")
+    gs.add_argument("--dest", help="zip to write (default build/gradescope/autograder*.zip)")
+    gs.set_defaults(fn=cmd_gradescope)
     pl = sub.add_parser("plots", help="plot your benchmark's series")
     pl.add_argument("--lab")
     pl.add_argument("--submission", default="labs")

@@ -10,8 +10,43 @@ import subprocess
 from .labs import ROOT
 
 
+def _read(path: str) -> str:
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def cpu_quota(root: str = "/sys/fs/cgroup") -> float | None:
+    """CPUs this process may use per second under its cgroup's CPU quota (a container limit,
+    e.g. Gradescope's 0.5), or None without one. cgroup v2 cpu.max or v1 cfs_quota_us."""
+    v2 = _read(os.path.join(root, "cpu.max")).split()
+    if len(v2) == 2 and v2[0] != "max":
+        return int(v2[0]) / int(v2[1])
+    quota = _read(os.path.join(root, "cpu", "cpu.cfs_quota_us"))
+    period = _read(os.path.join(root, "cpu", "cpu.cfs_period_us"))
+    if quota.lstrip("-").isdigit() and int(quota) > 0 and period.isdigit() and int(period) > 0:
+        return int(quota) / int(period)
+    return None
+
+
+def _limit_to_quota(f: dict, quota: float | None) -> dict:
+    """Cores the labs can count on: hwloc's cores, capped by affinity and the CPU quota."""
+    cores = min(f.get("cores", 1), len(os.sched_getaffinity(0)))
+    if quota is not None and quota < cores:
+        f["cpu_quota"] = quota
+        cores = int(quota)
+    f["cores"] = cores
+    return f
+
+
 @functools.cache
 def facts() -> dict:
+    return _limit_to_quota(_probe(), cpu_quota())
+
+
+def _probe() -> dict:
     tool = os.path.join(ROOT, "build", "tools", "hwinfo")
     try:
         subprocess.run(["make", "-s", "-C", ROOT, "build/tools/hwinfo"], check=True,
@@ -30,7 +65,9 @@ def unmet(requires: dict, have: dict | None = None) -> str | None:
     Keys: cores (min), numa_nodes (min), cuda (true: a usable CUDA device)."""
     have = have if have is not None else facts()
     if have.get("cores", 1) < requires.get("cores", 0):
-        return f"needs {requires['cores']} cores; this machine has {have.get('cores', 1)}"
+        quota = (f" (a CPU quota of {have['cpu_quota']:g} CPUs: give the grader more)"
+                 if "cpu_quota" in have else "")
+        return f"needs {requires['cores']} cores; this machine has {have.get('cores', 1)}{quota}"
     if have.get("numa_nodes", 1) < requires.get("numa_nodes", 0):
         return (f"needs {requires['numa_nodes']} NUMA nodes; this machine has "
                 f"{have.get('numa_nodes', 1)}")

@@ -105,3 +105,13 @@ def test_bench_not_run_when_nothing_is_measurable(monkeypatch):
     items, report_, _ = bench.run_bench(lab, "/nonexistent/bench", "unused")
     assert report_ is None and len(items) == len(lab.metrics)
     assert all(i.status == SKIPPED and "needs 2 cores" in i.output for i in items)
+
+
+def test_cpu_quota_caps_cores(tmp_path):
+    (tmp_path / "cpu.max").write_text("50000 100000\n")
+    assert hw.cpu_quota(str(tmp_path)) == 0.5
+    have = hw._limit_to_quota({"cores": 2}, 0.5)
+    why = hw.unmet({"cores": 2}, have)
+    assert have["cores"] == 0 and "quota of 0.5 CPUs" in why
+    (tmp_path / "cpu.max").write_text("max 100000\n")
+    assert hw.cpu_quota(str(tmp_path)) is None

@@ -1,0 +1,51 @@
+"""`make gradescope [LAB=NN] [HIDDEN=dir] [SECRET_SEED=n]`: Gradescope's autograder zip:
+setup.sh and run_autograder (grader/gradescope/) at the top, the student tree in mlmem/ (the
+release: no solutions), and optionally instructor-only tests and a secret seed. run_autograder
+writes /autograder/results/results.json, with a leaderboard of the measured metrics."""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import zipfile
+
+from . import labs, release
+from .labs import ROOT
+
+HERE = os.path.join(ROOT, "grader", "gradescope")
+
+
+def _run_autograder(lab: str | None) -> str:
+    with open(os.path.join(HERE, "run_autograder")) as f:
+        text = f.read()
+    if lab:
+        text = text.replace('AG="${AUTOGRADER_ROOT:-/autograder}"',
+                            f'AG="${{AUTOGRADER_ROOT:-/autograder}}"\nMLMEM_LAB="${{MLMEM_LAB:-{lab}}}"')
+    return text
+
+
+def build(dest_zip: str, lab: str | None, hidden: str | None, secret_seed: str | None) -> str:
+    """Writes the zip and returns its path."""
+    if lab:
+        lab = labs.select(lab)[0].id
+    with tempfile.TemporaryDirectory() as tmp:
+        release.export(os.path.join(tmp, "mlmem"), git=False)
+        if hidden:
+            shutil.copytree(hidden, os.path.join(tmp, "hidden"))
+        if secret_seed:
+            with open(os.path.join(tmp, "secret_seed"), "w") as f:
+                f.write(secret_seed + "\n")
+        shutil.copy(os.path.join(HERE, "setup.sh"), os.path.join(tmp, "setup.sh"))
+        with open(os.path.join(tmp, "run_autograder"), "w") as f:
+            f.write(_run_autograder(lab))
+        os.makedirs(os.path.dirname(os.path.abspath(dest_zip)), exist_ok=True)
+        with zipfile.ZipFile(dest_zip, "w", zipfile.ZIP_DEFLATED) as z:
+            for d, _, files in os.walk(tmp):
+                for f in sorted(files):
+                    path = os.path.join(d, f)
+                    info = zipfile.ZipInfo.from_file(path, os.path.relpath(path, tmp))
+                    if f in ("setup.sh", "run_autograder") or os.access(path, os.X_OK):
+                        info.external_attr = 0o755 << 16
+                    with open(path, "rb") as fh:
+                        z.writestr(info, fh.read(), zipfile.ZIP_DEFLATED)
+    return dest_zip

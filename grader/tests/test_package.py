@@ -1,0 +1,63 @@
+"""`make release` and `make gradescope`: the student tree has no solutions and no history, its
+skeletons build and score zero, a leaked solution line is caught; the Gradescope zip grades a
+submission in a fake /autograder layout and writes results.json with a leaderboard."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+
+from conftest import ROOT
+from grader import release, variants
+
+SLUG = "lab01-cache-lines"
+
+
+def test_release_is_verified_and_has_no_solutions(tmp_path):
+    dest = tmp_path / "mlmem"
+    proc = subprocess.run([sys.executable, "-m", "grader", "release", "--dest", str(dest)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0 and "release verified" in proc.stdout, proc.stdout + proc.stderr
+    assert not (dest / "solutions").exists() and not (dest / "grader" / "tests").exists()
+    log = subprocess.run(["git", "log", "--oneline"], cwd=dest, capture_output=True, text=True)
+    assert len(log.stdout.splitlines()) == 1
+    # A solution file copied over a skeleton is found, line by line.
+    src = os.path.join(variants.SOLUTIONS, SLUG, "src", "counters.c")
+    shutil.copy(src, dest / "labs" / SLUG / "src" / "counters.c")
+    found = release.leaks(str(dest))
+    assert found and all(f"labs/{SLUG}/src/counters.c:" in f for f in found)
+
+
+def test_release_refuses_a_nonempty_destination(tmp_path):
+    (tmp_path / "keep.txt").write_text("mine")
+    proc = subprocess.run([sys.executable, "-m", "grader", "release", "--dest", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0 and "not empty" in proc.stdout + proc.stderr
+    assert (tmp_path / "keep.txt").read_text() == "mine"
+
+
+def test_gradescope_zip_grades_a_fake_autograder(tmp_path):
+    zpath = tmp_path / "ag.zip"
+    proc = subprocess.run([sys.executable, "-m", "grader", "gradescope", "--lab", "01",
+                           "--dest", str(zpath)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    ag = tmp_path / "autograder"
+    (ag / "submission").mkdir(parents=True)
+    with zipfile.ZipFile(zpath) as z:
+        names = z.namelist()
+        z.extractall(ag / "source")
+    assert "run_autograder" in names and "setup.sh" in names
+    assert not any(n.startswith("mlmem/solutions/") for n in names)
+    for f in ("counters.c", "stats.c", "linesize.c"):      # an upload of just the edited files
+        shutil.copy(os.path.join(variants.SOLUTIONS, SLUG, "src", f), ag / "submission" / f)
+    env = {**os.environ, "AUTOGRADER_ROOT": str(ag)}
+    run = subprocess.run(["bash", str(ag / "source" / "run_autograder")], env=env,
+                         capture_output=True, text=True, timeout=900)
+    with open(ag / "results" / "results.json") as f:
+        res = json.load(f)
+    tests = [t for t in res["tests"] if "performance" not in t["name"]]
+    assert sum(t["score"] for t in tests) == 40, run.stdout
+    assert all(t["name"].startswith("lab01 /") for t in res["tests"])
+    assert any(e["name"] == "lab01 line_size_found" for e in res.get("leaderboard", []))
