@@ -1,0 +1,346 @@
+/* Lab 05 benchmark, the GPU half: your bandwidth measurements against each other and against a
+ * reference copy timed here in the same run, and your pipeline against its own stages timed
+ * here one at a time. Without nvcc it only says that the GPU metrics cannot be measured. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bandwidth.h"
+#include "bench_gpu.h"
+#include "gpu.h"
+#include "mm_aligned.h"
+#include "mm_bench.h"
+#include "mm_rng.h"
+#include "pipeline.h"
+
+static void skip_all(mm_json_t *j, const char *why)
+{
+    mm_bench_skip(j, "pinned_vs_pageable", why);
+    mm_bench_skip(j, "pinned_vs_reference_copy", why);
+    mm_bench_skip(j, "overlap_efficiency", why);
+}
+
+#ifndef MM_HAVE_CUDA
+
+void bench_gpu(mm_json_t *j, gpu_series_t *s)
+{
+    (void)s;
+    skip_all(j, "built without CUDA (no nvcc found: set CUDA_HOME)");
+}
+
+void gpu_series(mm_json_t *j, const gpu_series_t *s)
+{
+    (void)j, (void)s;
+}
+
+#else
+#include <cuda_runtime_api.h>
+
+#define BW_BYTES (64 * MIB) /* nvbandwidth's buffer size */
+#define BW_ITERS 10
+#define BW_ROUNDS 7
+#define PIPE_REPS 5
+#define PIPE_TOTAL (256 * MIB)
+
+enum { OP_H2D, OP_KERNEL, OP_D2H };
+
+/* The bench's own buffers: pinned host memory (cudaHostAlloc, portable, as nvbandwidth pins),
+ * device memory, a stream and two events. */
+typedef struct {
+    void *host, *dev;
+    cudaStream_t stream;
+    cudaEvent_t ev[2];
+} ref_t;
+
+static void ref_close(ref_t *r)
+{
+    if (r->stream)
+        cudaStreamSynchronize(r->stream);
+    for (int i = 0; i < 2; i++)
+        if (r->ev[i])
+            cudaEventDestroy(r->ev[i]);
+    if (r->stream)
+        cudaStreamDestroy(r->stream);
+    cudaFree(r->dev);
+    cudaFreeHost(r->host);
+    (void)cudaGetLastError();
+    memset(r, 0, sizeof *r);
+}
+
+static int ref_open(ref_t *r, size_t bytes)
+{
+    memset(r, 0, sizeof *r);
+    cudaError_t e = cudaHostAlloc(&r->host, bytes, cudaHostAllocPortable);
+    if (e == cudaSuccess)
+        memset(r->host, 0x5a, bytes);
+    if (e == cudaSuccess)
+        e = cudaMalloc(&r->dev, bytes);
+    if (e == cudaSuccess)
+        e = cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking);
+    for (int i = 0; i < 2 && e == cudaSuccess; i++)
+        e = cudaEventCreate(&r->ev[i]);
+    if (e != cudaSuccess)
+        ref_close(r);
+    return pt_cuda_errno(e);
+}
+
+static cudaError_t issue(ref_t *r, int op, size_t bytes, unsigned rounds)
+{
+    if (op == OP_H2D)
+        return cudaMemcpyAsync(r->dev, r->host, bytes, cudaMemcpyHostToDevice, r->stream);
+    if (op == OP_D2H)
+        return cudaMemcpyAsync(r->host, r->dev, bytes, cudaMemcpyDeviceToHost, r->stream);
+    uint32_t *d = r->dev;
+    return pt_launch_transform(d, d, bytes / WORD, rounds, r->stream) ? cudaErrorLaunchFailure
+                                                                     : cudaSuccess;
+}
+
+/* Seconds for `iters` back-to-back operations `op` between two events (after one warm-up). */
+static int timed(ref_t *r, int op, size_t bytes, unsigned iters, unsigned rounds, double *s)
+{
+    cudaError_t e = issue(r, op, bytes, rounds);
+    if (e == cudaSuccess)
+        e = cudaEventRecord(r->ev[0], r->stream);
+    for (unsigned i = 0; i < iters && e == cudaSuccess; i++)
+        e = issue(r, op, bytes, rounds);
+    if (e == cudaSuccess)
+        e = cudaEventRecord(r->ev[1], r->stream);
+    if (e == cudaSuccess)
+        e = cudaEventSynchronize(r->ev[1]);
+    float ms = 0;
+    if (e == cudaSuccess)
+        e = cudaEventElapsedTime(&ms, r->ev[0], r->ev[1]);
+    *s = ms / 1e3;
+    return e == cudaSuccess && ms > 0 ? 0 : e == cudaSuccess ? -EIO : pt_cuda_errno(e);
+}
+
+static int sane(double gbps)
+{
+    return isfinite(gbps) && gbps > 0.01 && gbps < 10000;
+}
+
+/* One round: your pinned and pageable H2D and the reference's, at `bytes`. */
+static int bw_round(ref_t *r, size_t bytes, unsigned iters, double g[3], char *why, size_t n)
+{
+    double s = 0;
+    int rc = pt_measure_copy(PT_HOST_PINNED, PT_TO_DEVICE, bytes, iters, &g[0]);
+    if (rc == 0)
+        rc = pt_measure_copy(PT_HOST_PAGEABLE, PT_TO_DEVICE, bytes, iters, &g[1]);
+    if (rc != 0) {
+        snprintf(why, n, "pt_measure_copy failed: %s", strerror(-rc));
+        return rc;
+    }
+    if (!sane(g[0]) || !sane(g[1])) {
+        snprintf(why, n, "pt_measure_copy reported %g and %g GB/s", g[0], g[1]);
+        return -ERANGE;
+    }
+    rc = timed(r, OP_H2D, bytes, iters, 0, &s);
+    g[2] = rc == 0 ? (double)bytes * iters / 1e9 / s : 0;
+    if (rc != 0)
+        snprintf(why, n, "the reference copy failed: %s", strerror(-rc));
+    return rc;
+}
+
+static void bench_bandwidth(mm_json_t *j, ref_t *r)
+{
+    double g[3], v[3][BW_ROUNDS], pp[BW_ROUNDS], pr[BW_ROUNDS];
+    char why[200], d[300];
+    for (int k = 0; k < BW_ROUNDS; k++) {
+        if (bw_round(r, BW_BYTES, BW_ITERS, g, why, sizeof why) != 0) {
+            mm_bench_fail(j, "pinned_vs_pageable", why);
+            mm_bench_fail(j, "pinned_vs_reference_copy", why);
+            return;
+        }
+        for (int i = 0; i < 3; i++)
+            v[i][k] = g[i];
+        pp[k] = g[0] / g[1];
+        pr[k] = g[0] / g[2];
+    }
+    double pin = mm_median(v[0], BW_ROUNDS), page = mm_median(v[1], BW_ROUNDS);
+    double ref = mm_median(v[2], BW_ROUNDS);
+    snprintf(d, sizeof d, "H2D: your pinned %.1f GB/s, your pageable %.1f GB/s (medians of %d "
+             "rounds, %zu MiB x %d copies)", pin, page, BW_ROUNDS, BW_BYTES / MIB, BW_ITERS);
+    mm_bench_metric(j, "pinned_vs_pageable", mm_median(pp, BW_ROUNDS), "x", d);
+    snprintf(d, sizeof d, "H2D: your pinned %.1f GB/s, reference cudaHostAlloc + cudaMemcpyAsync "
+             "%.1f GB/s (medians of %d rounds, same run)", pin, ref, BW_ROUNDS);
+    mm_bench_metric(j, "pinned_vs_reference_copy", mm_median(pr, BW_ROUNDS), "x", d);
+}
+
+static void bandwidth_sweep(ref_t *r, gpu_series_t *s)
+{
+    char why[200];
+    double g[3];
+    for (int i = 0; i < BW_SIZES; i++) {
+        size_t bytes = (64u << 10) << i;
+        unsigned iters = (unsigned)(256 * MIB / bytes);
+        iters = iters < 10 ? 10 : iters > 1000 ? 1000 : iters;
+        if (bw_round(r, bytes, iters, g, why, sizeof why) != 0)
+            return;
+        s->bytes[s->n] = bytes;
+        s->ratio[s->n++] = g[0] / g[1];
+    }
+}
+
+typedef struct {
+    double h2d, kernel, d2h, pipe, eff;
+} pipe_times_t;
+
+/* Your pipeline once, then each stage alone on the bench's own buffers. */
+static int pipe_rep(ref_t *r, pt_pipe_t *p, size_t total, unsigned rounds, pipe_times_t *t)
+{
+    int rc = timed(r, OP_H2D, total, 1, 0, &t->h2d);
+    if (rc == 0)
+        rc = timed(r, OP_KERNEL, total, 1, rounds, &t->kernel);
+    if (rc == 0)
+        rc = timed(r, OP_D2H, total, 1, 0, &t->d2h);
+    if (rc != 0)
+        return rc;
+    rc = pt_pipe_run(p, rounds, &t->pipe);
+    double sum = t->h2d + t->kernel + t->d2h;
+    double max = fmax(t->h2d, fmax(t->kernel, t->d2h));
+    t->eff = (sum - t->pipe) / (sum - max);
+    return rc;
+}
+
+/* Kernel rounds that make the transform take about as long as copying `total` in. */
+static unsigned balance_rounds(ref_t *r, size_t total)
+{
+    double h = 0, k = 0;
+    if (timed(r, OP_H2D, total, 1, 0, &h) != 0 || timed(r, OP_KERNEL, total, 1, 64, &k) != 0)
+        return 64;
+    double rounds = 64 * h / k;
+    return rounds < 1 ? 1 : rounds > 65536 ? 65536 : (unsigned)rounds;
+}
+
+/* dst must equal the transform of src, word for word; src becomes the expected output. */
+static int verify(uint32_t *src, const uint32_t *dst, size_t n, unsigned rounds, char *d,
+                  size_t dn)
+{
+    uint32_t a, b;
+    pt_transform_coeffs(rounds, &a, &b);
+    for (size_t i = 0; i < n; i++)
+        src[i] = src[i] * a + b;
+    uint64_t want = pt_checksum(src, n), got = pt_checksum(dst, n);
+    snprintf(d, dn, "checksum %016llx, expected %016llx", (unsigned long long)got,
+             (unsigned long long)want);
+    return want == got && memcmp(src, dst, n * WORD) == 0;
+}
+
+static size_t pipe_total(void)
+{
+    size_t budget = 0, total = PIPE_TOTAL;
+    pt_pin_budget(pt_ram_bytes(), PT_PIN_PERCENT, &budget);
+    while (total > MIB && 3 * total > budget) /* yours pins src + dst, the bench one more */
+        total /= 2;
+    return total;
+}
+
+static void report_pipe(mm_json_t *j, pipe_times_t *t, const pt_plan_t *plan, unsigned rounds,
+                        const char *sum)
+{
+    double eff[PIPE_REPS], pipe[PIPE_REPS];
+    for (int k = 0; k < PIPE_REPS; k++)
+        eff[k] = t[k].eff, pipe[k] = t[k].pipe;
+    char d[400];
+    snprintf(d, sizeof d, "your pipeline %.2f ms; alone: H2D %.2f, kernel %.2f (%u rounds), "
+             "D2H %.2f ms (medians of %d runs; %zu chunks, %u streams, %u slots); %s",
+             mm_median(pipe, PIPE_REPS) * 1e3, t[PIPE_REPS - 1].h2d * 1e3,
+             t[PIPE_REPS - 1].kernel * 1e3, rounds, t[PIPE_REPS - 1].d2h * 1e3, PIPE_REPS,
+             plan->n, plan->streams, plan->slots, sum);
+    mm_bench_metric(j, "overlap_efficiency", mm_median(eff, PIPE_REPS), "", d);
+}
+
+/* Runs your pipeline on `total` bytes; fails the metric with the reason, or reports it. */
+static void run_pipe(mm_json_t *j, ref_t *r, const pt_plan_t *plan, uint32_t *src,
+                     uint32_t *dst)
+{
+    pipe_times_t t[PIPE_REPS];
+    char d[200];
+    pt_pipe_t *p = NULL;
+    unsigned rounds = balance_rounds(r, plan->total);
+    int rc = pt_pipe_create(&p, plan, src, dst);
+    if (rc == 0)
+        rc = pt_pipe_run(p, rounds, NULL); /* warm-up */
+    for (int k = 0; k < PIPE_REPS && rc == 0; k++)
+        rc = pipe_rep(r, p, plan->total, rounds, &t[k]);
+    pt_pipe_destroy(p);
+    if (rc != 0) {
+        snprintf(d, sizeof d, "your pipeline failed: %s", strerror(-rc));
+        mm_bench_fail(j, "overlap_efficiency", d);
+    } else if (!verify(src, dst, plan->total / WORD, rounds, d, sizeof d)) {
+        char why[260];
+        snprintf(why, sizeof why, "your pipeline's output is wrong (%s)", d);
+        mm_bench_fail(j, "overlap_efficiency", why);
+    } else {
+        report_pipe(j, t, plan, rounds, d);
+    }
+}
+
+static void bench_pipeline(mm_json_t *j)
+{
+    size_t total = pipe_total();
+    pt_plan_req_t req;
+    pt_plan_t plan;
+    if (student_plan(j, "overlap_efficiency", total, &req, &plan) != 0)
+        return;
+    uint32_t *src = mm_aligned_alloc(4096, total), *dst = mm_aligned_alloc(4096, total);
+    ref_t r;
+    int rc = src && dst ? ref_open(&r, total) : -ENOMEM;
+    if (rc != 0) {
+        char d[200];
+        snprintf(d, sizeof d, "the benchmark could not set up: %s", strerror(-rc));
+        mm_bench_fail(j, "overlap_efficiency", d);
+    } else {
+        mm_rng_t g = mm_rng_new(5);
+        for (size_t i = 0; i < total / WORD; i++)
+            src[i] = (uint32_t)mm_rng_next(&g);
+        memset(dst, 0, total);
+        run_pipe(j, &r, &plan, src, dst);
+        ref_close(&r);
+    }
+    mm_aligned_free(src);
+    mm_aligned_free(dst);
+    pt_plan_free(&plan);
+}
+
+void bench_gpu(mm_json_t *j, gpu_series_t *s)
+{
+    char why[300], reason[340];
+    if (!pt_gpu_usable(why, sizeof why)) {
+        snprintf(reason, sizeof reason, "no usable CUDA device: %s", why);
+        skip_all(j, reason);
+        return;
+    }
+    ref_t r;
+    int rc = ref_open(&r, BW_BYTES);
+    if (rc != 0) {
+        char d[200];
+        snprintf(d, sizeof d, "the reference copy could not set up: %s", strerror(-rc));
+        mm_bench_fail(j, "pinned_vs_pageable", d);
+        mm_bench_fail(j, "pinned_vs_reference_copy", d);
+    } else {
+        bench_bandwidth(j, &r);
+        bandwidth_sweep(&r, s);
+        ref_close(&r);
+    }
+    bench_pipeline(j);
+}
+
+void gpu_series(mm_json_t *j, const gpu_series_t *s)
+{
+    if (s->n == 0)
+        return;
+    mm_json_object(j, "bandwidth");
+    mm_json_array(j, "bytes");
+    for (int i = 0; i < s->n; i++)
+        mm_json_int(j, NULL, (long long)s->bytes[i]);
+    mm_json_close(j, ']');
+    mm_json_array(j, "pinned_over_pageable");
+    for (int i = 0; i < s->n; i++)
+        mm_json_num(j, NULL, s->ratio[i]);
+    mm_json_close(j, ']');
+    mm_json_close(j, '}');
+}
+
+#endif /* MM_HAVE_CUDA */

@@ -1,0 +1,50 @@
+/* Lab 05: provided helpers (src/gpu.c, src/kernels.cu: not yours to edit; the grader builds its
+ * own copy): is there a usable GPU, CUDA errors as errnos, the machine's RAM, the transform
+ * kernel and its host-side oracle, a checksum. Without nvcc, src/gpu.c also supplies versions of
+ * every GPU function of bandwidth.h and pipeline.h that return -ENODEV. */
+#ifndef PT_GPU_H
+#define PT_GPU_H
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PT_PIN_PERCENT 10 /* this lab pins at most 10 % of RAM */
+
+/* 1 if the CUDA runtime has a usable device; else 0 with the reason in why[0..n) (why may be
+ * NULL): the runtime's message, e.g. "CUDA driver version is insufficient for CUDA runtime
+ * version", or "built without CUDA (no nvcc found: set CUDA_HOME)". */
+int pt_gpu_usable(char *why, size_t n);
+
+/* Maps a cudaError_t (passed as an int) to a negative errno, and clears the runtime's last
+ * error: success 0; out of memory -ENOMEM; invalid value -EINVAL; no device, bad device or no
+ * driver -ENODEV; not ready -EAGAIN; memory already registered -EEXIST; anything else -EIO. */
+int pt_cuda_errno(int cuda_error);
+
+/* Physical memory of this machine in bytes (sysconf), at least 1. */
+size_t pt_ram_bytes(void);
+
+/* The transform: `rounds` steps of the 32-bit LCG x = x * 1664525 + 1013904223 (mod 2^32). */
+#define PT_LCG_A 1664525u
+#define PT_LCG_C 1013904223u
+
+/* Launches the transform kernel on `stream` (a cudaStream_t; NULL: the default stream) over n
+ * words: out[i] = transform(in[i], rounds); in == out is allowed. Device pointers. Its cost grows
+ * with `rounds`: 0 rounds is a plain device-to-device copy. Returns 0 or a negative errno (the
+ * launch's error). n == 0 launches nothing. */
+int pt_launch_transform(const uint32_t *in, uint32_t *out, size_t n, unsigned rounds,
+                        void *stream);
+
+/* The transform with `rounds` rounds is the affine map x -> a * x + b (mod 2^32): sets *a, *b in
+ * O(rounds) so that a host can check millions of results quickly. */
+void pt_transform_coeffs(unsigned rounds, uint32_t *a, uint32_t *b);
+
+/* A checksum of v[0..n) that depends on every word and its position. */
+uint64_t pt_checksum(const uint32_t *v, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,197 @@
+/* Lab 05 tests, part D: the pipeline on a GPU. Without a GPU only its argument checks run
+ * (they come before any CUDA call); without nvcc nothing here runs. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "bandwidth.h"
+#include "pipeline.h"
+#include "plan.h"
+#include "pt_test.h"
+#ifdef MM_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+Suite *pipeline_suite(void);
+
+static pt_plan_t make_plan(size_t total, size_t max_chunk, unsigned streams, unsigned slots)
+{
+    pt_plan_req_t q = { total, 4, 4096, 4, max_chunk, streams, slots, slots * max_chunk };
+    pt_plan_t p;
+    MM_ASSERT_OK(pt_plan_make(&q, &p));
+    return p;
+}
+
+/* 10 % of RAM, a page at a time: the budget pt_pipe_create must respect. */
+static size_t pin_budget(void)
+{
+    size_t ram = pt_ram_bytes(), b = ram / 100 * 10 + ram % 100 * 10 / 100;
+    return b - b % 4096;
+}
+
+static void check_refusals(const pt_plan_t *p, uint32_t *src, uint32_t *dst)
+{
+    pt_pipe_t *pipe = (pt_pipe_t *)&pipe;
+    pt_plan_t bad = *p;
+    MM_ASSERT_ERR(pt_pipe_create(NULL, p, src, dst), -EINVAL);
+    MM_ASSERT_ERR(pt_pipe_create(&pipe, NULL, src, dst), -EINVAL);
+    MM_ASSERT_ERR(pt_pipe_create(&pipe, p, NULL, dst), -EINVAL);
+    MM_ASSERT_ERR(pt_pipe_create(&pipe, p, src, NULL), -EINVAL);
+    MM_ASSERT_ERR(pt_pipe_create(&pipe, p, src, src + 1), -EINVAL); /* overlapping */
+    bad.elem = 8;
+    MM_ASSERT_ERR(pt_pipe_create(&pipe, &bad, src, dst), -EINVAL);
+    bad.elem = 4, bad.n = 0;
+    MM_ASSERT_ERR(pt_pipe_create(&pipe, &bad, src, dst), -EINVAL);
+    ck_assert_msg(pipe == (pt_pipe_t *)&pipe, "a failed pt_pipe_create must leave *out alone");
+}
+
+/* A plan whose src + dst (two reserved, never touched address ranges) exceed the pin budget. */
+static void check_budget(void)
+{
+    size_t total = (pin_budget() / 2 + 8192) / 4096 * 4096;
+    void *a = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *b = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    ck_assert_msg(a != MAP_FAILED && b != MAP_FAILED, "could not reserve address space");
+    pt_chunk_t one = { 0, total, 0, 0, -1 };
+    pt_plan_t big = { total, 4, total, total, 1, 1, 1, &one };
+    pt_pipe_t *pipe = NULL;
+    int rc = pt_pipe_create(&pipe, &big, a, b);
+    ck_assert_msg(rc == -ENOSPC, "pinning 2 x %zu bytes exceeds 10%% of RAM (%zu): expected "
+                  "-ENOSPC, got %d", total, pin_budget(), rc);
+    munmap(a, total), munmap(b, total);
+}
+
+MM_TEST(test_pipe_create_checks)
+{
+    NEED_CUDA_BUILD();
+    pt_plan_t p = make_plan(65536, 16384, 2, 2);
+    uint32_t *src = calloc(16384, 4), *dst = calloc(16384, 4);
+    ck_assert_msg(src && dst, "out of memory");
+    check_refusals(&p, src, dst);
+    check_budget();
+    MM_ASSERT_ERR(pt_pipe_run(NULL, 1, NULL), -EINVAL);
+    pt_pipe_destroy(NULL);
+    pt_pipe_t *pipe = (pt_pipe_t *)&pipe;
+    int rc = pt_pipe_create(&pipe, &p, src, dst);
+    if (pt_gpu_usable(NULL, 0)) {
+        ck_assert_msg(rc == 0, "pt_pipe_create failed: %s", strerror(-rc));
+        pt_pipe_destroy(pipe);
+    } else {
+        ck_assert_msg(rc < 0 && pipe == (pt_pipe_t *)&pipe,
+                      "without a usable GPU, pt_pipe_create must fail with an errno");
+    }
+    free(src), free(dst);
+    pt_plan_free(&p);
+}
+MM_END_TEST
+
+/* dst[i] must be the transform of src[i] for all n words (and their checksums agree). */
+static void check_output(const uint32_t *src, const uint32_t *dst, size_t n, unsigned rounds,
+                         const char *what)
+{
+    uint32_t a, b, *want = malloc(n * sizeof *want);
+    ck_assert_ptr_nonnull(want);
+    pt_transform_coeffs(rounds, &a, &b);
+    for (size_t i = 0; i < n; i++)
+        want[i] = src[i] * a + b;
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(dst[i] == want[i], "%s: word %zu is %#x, expected %#x (its chunk was not "
+                      "copied in, transformed and copied out exactly once?)", what, i, dst[i],
+                      want[i]);
+    ck_assert_msg(pt_checksum(dst, n) == pt_checksum(want, n), "%s: checksums differ", what);
+    free(want);
+}
+
+static uint32_t *random_words(mm_rng_t *r, size_t n)
+{
+    uint32_t *v = malloc(n * sizeof *v);
+    ck_assert_ptr_nonnull(v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = (uint32_t)mm_rng_next(r);
+    return v;
+}
+
+MM_TEST(test_gpu_pipeline_matches_host)
+{
+    NEED_CUDA_BUILD();
+    NEED_GPU();
+    mm_rng_t r = MM_RNG();
+    for (int round = 0; round < 8; round++) {
+        size_t n = mm_rng_range(&r, 1, (size_t)1 << 20), total = n * 4;
+        size_t max_chunk = 4096 * mm_rng_range(&r, 1, 64);
+        unsigned rounds = (unsigned)mm_rng_range(&r, 0, 40);
+        pt_plan_t p = make_plan(total, max_chunk, (unsigned)mm_rng_range(&r, 1, 4),
+                                (unsigned)mm_rng_range(&r, 1, 4));
+        uint32_t *src = random_words(&r, n), *dst = calloc(n, 4);
+        pt_pipe_t *pipe = NULL;
+        MM_ASSERT_OK(pt_pipe_create(&pipe, &p, src, dst));
+        MM_ASSERT_OK(pt_pipe_run(pipe, rounds, NULL));
+        pt_pipe_destroy(pipe);
+        check_output(src, dst, n, rounds, "random plan");
+        free(src), free(dst), pt_plan_free(&p);
+    }
+}
+MM_END_TEST
+
+MM_TEST(test_gpu_pipeline_pins_host)
+{
+    NEED_CUDA_BUILD();
+    NEED_GPU();
+#ifdef MM_HAVE_CUDA
+    size_t n = (size_t)1 << 18;
+    pt_plan_t p = make_plan(n * 4, 65536, 2, 2);
+    uint32_t *src = NULL, *dst = calloc(n, 4);
+    ck_assert_int_eq(cudaHostAlloc((void **)&src, n * 4, cudaHostAllocDefault), cudaSuccess);
+    memset(src, 7, n * 4);
+    pt_pipe_t *pipe = NULL;
+    struct cudaPointerAttributes at;
+    MM_ASSERT_OK(pt_pipe_create(&pipe, &p, src, dst));
+    ck_assert_int_eq(cudaPointerGetAttributes(&at, dst), cudaSuccess);
+    ck_assert_msg(at.type == cudaMemoryTypeHost, "dst must be page-locked while the pipeline "
+                  "exists: async copies from pageable memory are not async");
+    MM_ASSERT_OK(pt_pipe_run(pipe, 3, NULL));
+    pt_pipe_destroy(pipe);
+    ck_assert_int_eq(cudaPointerGetAttributes(&at, dst), cudaSuccess);
+    ck_assert_msg(at.type != cudaMemoryTypeHost, "pt_pipe_destroy must unregister dst");
+    ck_assert_int_eq(cudaPointerGetAttributes(&at, src), cudaSuccess);
+    ck_assert_msg(at.type == cudaMemoryTypeHost, "src came pinned: the pipeline must not unpin it");
+    check_output(src, dst, n, 3, "cudaHostAlloc'd src");
+    ck_assert_int_eq(cudaFreeHost(src), cudaSuccess);
+    free(dst), pt_plan_free(&p);
+#endif
+}
+MM_END_TEST
+
+MM_TEST(test_gpu_pipeline_reruns)
+{
+    NEED_CUDA_BUILD();
+    NEED_GPU();
+    mm_rng_t r = MM_RNG();
+    size_t n = 3 * ((size_t)1 << 18) + 5; /* a short last chunk */
+    pt_plan_t p = make_plan(n * 4, 262144, 3, 3);
+    uint32_t *src = random_words(&r, n), *dst = calloc(n, 4);
+    pt_pipe_t *pipe = NULL;
+    double s = 0;
+    MM_ASSERT_OK(pt_pipe_create(&pipe, &p, src, dst));
+    for (unsigned rounds = 1; rounds <= 7; rounds += 6) {
+        MM_ASSERT_OK(pt_pipe_run(pipe, rounds, &s));
+        ck_assert_msg(s > 0, "pt_pipe_run must report the time it took");
+        check_output(src, dst, n, rounds, "second run of one pipeline");
+    }
+    pt_pipe_destroy(pipe);
+    free(src), free(dst), pt_plan_free(&p);
+}
+MM_END_TEST
+
+Suite *pipeline_suite(void)
+{
+    Suite *s = suite_create("pipeline");
+    TCase *tc = tcase_create("pipeline");
+    tcase_add_test(tc, test_pipe_create_checks);
+    tcase_add_test(tc, test_gpu_pipeline_matches_host);
+    tcase_add_test(tc, test_gpu_pipeline_pins_host);
+    tcase_add_test(tc, test_gpu_pipeline_reruns);
+    suite_add_tcase(s, tc);
+    return s;
+}

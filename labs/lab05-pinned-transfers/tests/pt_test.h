@@ -1,0 +1,23 @@
+/* Lab 05 tests: what the test files share. GPU tests skip, with the reason, where this build has
+ * no CUDA (no nvcc) or this machine no usable GPU: a skip is never a pass. */
+#ifndef PT_TEST_H
+#define PT_TEST_H
+#include "gpu.h"
+#include "mm_check.h"
+
+/* Ends the test as skipped unless the GPU code was compiled (nvcc was found). */
+#ifdef MM_HAVE_CUDA
+#define NEED_CUDA_BUILD() ((void)0)
+#else
+#define NEED_CUDA_BUILD() MM_SKIP("built without CUDA (no nvcc found: set CUDA_HOME): the GPU code is not compiled")
+#endif
+
+/* Ends the test as skipped unless there is a usable CUDA device. */
+#define NEED_GPU()                                                                       \
+    do {                                                                                 \
+        char need_gpu_why_[300];                                                         \
+        if (!pt_gpu_usable(need_gpu_why_, sizeof need_gpu_why_))                         \
+            MM_SKIP("no usable CUDA device: %s", need_gpu_why_);                         \
+    } while (0)
+
+#endif
