@@ -25,6 +25,7 @@ endif
 
 ifneq ($(NVCC),)
   CUDA_CPPFLAGS := -DMM_HAVE_CUDA=1 -I$(CUDA_HOME)/include
-  CUDA_LDLIBS   := -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcudart
+  # nvcc's objects are C++: a C link needs the C++ runtime with them.
+  CUDA_LDLIBS   := -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcudart -lstdc++
   NVCCFLAGS     := -O2 -g -Xcompiler -Wall,-fPIC -MMD -MP
 endif

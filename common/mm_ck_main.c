@@ -101,10 +101,40 @@ static SRunner *add_suites(SRunner *sr, Suite *(*const *mk)(void))
     return sr;
 }
 
+/* Without the grader's done file (a student running `make labNN`), records go to a private
+ * temporary file so that skips can be summed up at the end. Returns its path or NULL. */
+static char *private_done_file(void)
+{
+    static char path[] = "/tmp/mlmem-done-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return NULL;
+    close(fd);
+    return path;
+}
+
+/* Check's verbose output lists a skipped test as passed; say plainly that it was not run. */
+static void report_skips(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f))
+        n += strncmp(line, "SKIP ", 5) == 0;
+    if (f)
+        fclose(f);
+    if (n > 0)
+        printf("mlmem: %d test%s SKIPPED (listed as \"Passed\" above, but not run: see the "
+               "SKIPPED lines for why)\n", n, n == 1 ? "" : "s");
+}
+
 int main(void)
 {
     done_file = getenv("MLMEM_DONE_FILE");
     unsetenv("MLMEM_DONE_FILE");
+    char *mine = done_file ? NULL : private_done_file();
+    if (mine)
+        done_file = mine;
     init_seed();
     SRunner *sr = add_suites(add_suites(NULL, mm_lab_suites), mm_hidden_suites);
     if (!sr)
@@ -112,5 +142,9 @@ int main(void)
     srunner_run_all(sr, getenv("CK_VERBOSITY") ? CK_ENV : CK_VERBOSE);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
+    if (mine) {
+        report_skips(mine);
+        unlink(mine);
+    }
     return failed == 0 ? 0 : 1;
 }
