@@ -1,0 +1,45 @@
+/* Lab 07: the CUDA back end (src/cudadev.cu, provided: do not edit): cudaMalloc, cudaFree, CUDA
+ * streams and a pool of events. Built only where nvcc exists (MM_HAVE_CUDA); without a usable
+ * GPU every call fails with the runtime's reason, which is how its host-side logic is tested. */
+#ifndef CA_CUDADEV_H
+#define CA_CUDADEV_H
+#include <stddef.h>
+#include "backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ca_cudadev ca_cudadev_t;
+
+/* 1 if the CUDA runtime has a usable device; else 0 with the runtime's reason in why[0..n)
+ * (e.g. "CUDA driver version is insufficient for CUDA runtime version"). */
+int ca_cuda_usable(char *why, size_t n);
+
+/* Maps a cudaError_t (passed as int) to a negative errno: out of memory -ENOMEM, invalid value
+ * -EINVAL, no device / bad device / no driver -ENODEV, not ready -EAGAIN, anything else -EIO;
+ * cudaSuccess 0. */
+int ca_cuda_errno(int cuda_error);
+
+/* Creates a back end for CUDA device `device`. Touches no driver: the first call that needs the
+ * device selects it and reports its failure. Returns 0 and sets *out; -EINVAL, -ENOMEM.
+ * Free with ca_cudadev_destroy (after the allocator using it). */
+int ca_cudadev_create(ca_cudadev_t **out, int device);
+
+/* Destroys the streams and events it created; NULL is ignored. */
+void ca_cudadev_destroy(ca_cudadev_t *d);
+
+/* Fills *be with the function table (name "cuda"). */
+void ca_cudadev_backend(ca_cudadev_t *d, ca_backend_t *be);
+
+/* The cudaStream_t (as a void *) behind model stream `s`, created on first use; NULL on error
+ * (no device, s out of range). */
+void *ca_cudadev_stream(ca_cudadev_t *d, ca_stream_t s);
+
+/* raw_alloc / raw_free calls made so far (successful or not). */
+unsigned long long ca_cudadev_raw_calls(const ca_cudadev_t *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,95 @@
+/* Lab 07 tests: shared set-up and patterns (see testdev.h). */
+#include "testdev.h"
+#include <check.h>
+#include <errno.h>
+#include <string.h>
+#include "mm_check.h"
+
+void td_open(td_t *t, size_t capacity)
+{
+    ca_simdev_config_t cfg = { capacity, 0, 1 };
+    memset(t, 0, sizeof *t);
+    ck_assert_msg(ca_simdev_create(&t->dev, &cfg) == 0, "could not create the simulated device");
+    ca_simdev_backend(t->dev, &t->be);
+    MM_ASSERT_OK(ca_create(&t->a, &t->be));
+    ck_assert_msg(t->a != NULL, "ca_create returned 0 but no allocator");
+}
+
+void td_close(td_t *t)
+{
+    ca_destroy(t->a);
+    ca_simdev_destroy(t->dev);
+    memset(t, 0, sizeof *t);
+}
+
+ca_simdev_stats_t td_dev(const td_t *t)
+{
+    ca_simdev_stats_t s;
+    ca_simdev_stats(t->dev, &s);
+    return s;
+}
+
+ca_stats_t td_stats(const td_t *t)
+{
+    ca_stats_t s;
+    memset(&s, 0xff, sizeof s);
+    MM_ASSERT_OK(ca_get_stats(t->a, &s));
+    return s;
+}
+
+void *td_alloc(td_t *t, size_t size, ca_stream_t stream)
+{
+    void *p = NULL;
+    int rc = ca_alloc(t->a, size, stream, &p);
+    ck_assert_msg(rc == 0, "ca_alloc(%zu bytes, stream %u) returned %d (%s)", size, stream, rc,
+                  strerror(-rc));
+    ck_assert_msg((uintptr_t)p % CA_MIN_BLOCK == 0, "ca_alloc(%zu) = %p: not 512-byte aligned",
+                  size, p);
+    ck_assert_msg(ca_simdev_owns(t->dev, p, size),
+                  "ca_alloc(%zu) = %p: not inside a segment the device handed out", size, p);
+    return p;
+}
+
+void td_free(td_t *t, void *p)
+{
+    MM_ASSERT_OK(ca_free(t->a, p));
+}
+
+#define EDGE (16 * KIB)
+
+static unsigned char pattern(uint32_t tag, size_t i)
+{
+    uint64_t x = (uint64_t)tag * 0x9E3779B97F4A7C15ull + i / 8;
+    return (unsigned char)((x ^ (x >> 29)) >> (8 * (i % 8)));
+}
+
+static void fill_range(unsigned char *p, size_t from, size_t to, uint32_t tag)
+{
+    for (size_t i = from; i < to; i++)
+        p[i] = pattern(tag, i);
+}
+
+static int check_range(const unsigned char *p, size_t from, size_t to, uint32_t tag)
+{
+    for (size_t i = from; i < to; i++)
+        if (p[i] != pattern(tag, i))
+            return 0;
+    return 1;
+}
+
+void td_fill(void *p, size_t n, uint32_t tag)
+{
+    if (n <= 4 * EDGE) {
+        fill_range(p, 0, n, tag);
+        return;
+    }
+    fill_range(p, 0, EDGE, tag);
+    fill_range(p, n - EDGE, n, tag);
+}
+
+int td_intact(const void *p, size_t n, uint32_t tag)
+{
+    if (n <= 4 * EDGE)
+        return check_range(p, 0, n, tag);
+    return check_range(p, 0, EDGE, tag) && check_range(p, n - EDGE, n, tag);
+}

@@ -1,0 +1,39 @@
+/* Lab 07 tests: a simulated device with an allocator on it, and fill/verify patterns that prove
+ * two live blocks never share a byte. Used by every check_*.c of this lab. */
+#ifndef CA_TESTDEV_H
+#define CA_TESTDEV_H
+#include <stddef.h>
+#include <stdint.h>
+#include "allocator.h"
+#include "simdev.h"
+
+#define KIB ((size_t)1 << 10)
+#define MIB ((size_t)1 << 20)
+
+typedef struct {
+    ca_simdev_t *dev;
+    ca_backend_t be;
+    ca_allocator_t *a;
+} td_t;
+
+/* A backed device of `capacity` bytes and a fresh allocator on it (asserts on failure). */
+void td_open(td_t *t, size_t capacity);
+/* Destroys the allocator, then the device. */
+void td_close(td_t *t);
+
+/* The device's counters / your allocator's statistics (asserts that ca_get_stats works). */
+ca_simdev_stats_t td_dev(const td_t *t);
+ca_stats_t td_stats(const td_t *t);
+
+/* ca_alloc that must succeed; checks the 512-byte alignment and that the memory is the device's. */
+void *td_alloc(td_t *t, size_t size, ca_stream_t stream);
+/* ca_free that must succeed. */
+void td_free(td_t *t, void *p);
+
+/* Fills n bytes with the pattern of `tag` / checks them (returns 1 if intact). Blocks larger
+ * than 64 KiB get their first and last 16 KiB patterned, which is enough to see a poisoned
+ * (released) segment or a neighbour written over an edge. */
+void td_fill(void *p, size_t n, uint32_t tag);
+int td_intact(const void *p, size_t n, uint32_t tag);
+
+#endif
