@@ -60,7 +60,7 @@ def run_bench(lab: Lab, binary: str, run_name: str) -> tuple[list[Item], dict | 
     if all(skips):  # nothing this machine can measure: don't run the benchmark
         return [Item(lab.id, "metric", m.name, m.points, status=SKIPPED, output=why)
                 for m, why in zip(lab.metrics, skips)], None, ""
-    limits = sandbox.Limits(timeout_s=lab.bench_timeout_s, address_space_mb=lab.address_space_mb)
+    limits = sandbox.Limits(timeout_s=lab.bench_timeout_s, address_space_mb=hw.address_space_mb(lab))
     run_dir = sandbox.workdir(run_name, binary)
     out = os.path.join(run_dir, "bench.json")
     env = sandbox.base_env(run_dir, MLMEM_BENCH_JSON=out)

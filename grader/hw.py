@@ -74,3 +74,13 @@ def unmet(requires: dict, have: dict | None = None) -> str | None:
     if requires.get("cuda") and have.get("cuda_devices", 0) < 1:
         return f"needs a CUDA GPU; {have.get('cuda_status', 'none found')}"
     return None
+
+
+def address_space_mb(lab) -> int | None:
+    """The address-space limit for a lab's programs: lab.toml's, lifted for a lab with CUDA code
+    (src/*.cu) on a machine with a usable GPU, where the driver maps huge virtual ranges."""
+    uses_cuda = os.path.isdir(os.path.join(lab.path, "src")) and any(
+        f.endswith(".cu") for f in os.listdir(os.path.join(lab.path, "src")))
+    if uses_cuda and facts().get("cuda_devices", 0) > 0:
+        return None
+    return lab.address_space_mb

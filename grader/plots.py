@@ -1,5 +1,7 @@
 """`make plots`: runs each lab's benchmark built from the student's tree and draws the series it
-reports (lab.toml [[plots]]: series, x, y, title, xlabel, ylabel, logx) as PNGs in build/plots/."""
+reports (lab.toml [[plots]]: series, x, y, title, xlabel, ylabel, logx, logy, hline) as PNGs in
+build/plots/. `y` names one column of the series, or a list of columns drawn as labelled lines
+on one plot (`labels`, optional, names them)."""
 from __future__ import annotations
 
 import os
@@ -16,15 +18,24 @@ def draw(spec: dict, series: dict, path: str):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
-    ax.plot(series[spec["x"]], series[spec["y"]], marker="o")
+    ys = spec["y"] if isinstance(spec["y"], list) else [spec["y"]]
+    labels = spec.get("labels", ys)
+    many = len(ys) > 1
+    for y, label in zip(ys, labels):
+        ax.plot(series[spec["x"]], series[y], marker=None if many else "o",
+                label=label if many else None)
+    if many:
+        ax.legend()
     if spec.get("logx"):
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    if spec.get("logy"):
+        ax.set_yscale("log")
     if "hline" in spec:
         ax.axhline(spec["hline"], color="grey", linestyle="--", linewidth=1)
     ax.set_title(spec.get("title", ""))
     ax.set_xlabel(spec.get("xlabel", spec["x"]))
-    ax.set_ylabel(spec.get("ylabel", spec["y"]))
+    ax.set_ylabel(spec.get("ylabel", ", ".join(ys)))
     ax.grid(True, alpha=0.3)
     fig.tight_layout()
     fig.savefig(path)

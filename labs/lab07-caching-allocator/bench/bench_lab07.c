@@ -383,7 +383,8 @@ static void write_array(mm_json_t *j, const char *key, const double *v, size_t n
     mm_json_close(j, ']');
 }
 
-/* Two series (one plot each): memory over the trace, and reserved minus allocated. */
+/* Two series: memory over the trace (requested, allocated, reserved), and reserved minus
+ * allocated. */
 static void write_series(mm_json_t *j, const series_t *s)
 {
     mm_json_object(j, "series");
