@@ -1,13 +1,15 @@
 # Builds one lab out of tree: the student's library, the Check test program and the benchmark.
 #   make -f common/lab-build.mk LABSRC=<lab folder> OUT=<build folder> [SAN=..] [WERROR=1]
 # The lab folder holds include/, src/ (compiled into liblab.a), tests/ and bench/, and may add an
-# optional lab.mk with LAB_LDLIBS (extra libraries) and LAB_PROGS (extra programs: name=src/x.c).
+# optional lab.mk with LAB_LDLIBS (extra libraries), LAB_PROGS (extra programs: name=src/x.c) and
+# extra prerequisites (e.g. data files assembled into an object with .incbin).
 ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 include $(ROOT)/common/flags.mk
 ifeq ($(LABSRC),)
   $(error LABSRC is not set: use the top-level Makefile, e.g. `make lab01`)
 endif
 Q := $(if $(filter 1,$(V)),,@)   # V=1 shows full command lines
+.DEFAULT_GOAL := all             # rules in a lab's lab.mk never become the default
 LAB_LDLIBS :=
 LAB_PROGS  :=
 -include $(LABSRC)/lab.mk

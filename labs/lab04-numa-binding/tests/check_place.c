@@ -1,0 +1,317 @@
+/* Lab 04 tests, part D: first touch, node-local allocation and the placement report, checked
+ * page by page against move_pages(2) called here. Written for any number of NUMA nodes: on a
+ * one-node machine every placed page must be on node 0. Regions that must keep untouched pages
+ * stay under 2 MiB, so no transparent huge page can fill them behind the test's back. */
+#include <errno.h>
+#include <numa.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mm_check.h"
+#include "place.h"
+#include "testutil.h"
+#include "topo.h"
+
+Suite *place_suite(void);
+
+static hwloc_topology_t yours_system(void)
+{
+    hwloc_topology_t t = NULL;
+    int rc = nb_topo_load_system(&t);
+    ck_assert_msg(rc == 0 && t, "nb_topo_load_system returned %d (%s)", rc,
+                  strerror(rc < 0 ? -rc : 0));
+    return t;
+}
+
+/* A random CPU this thread may run on; pins the thread there and returns it. */
+static int pin_somewhere(mm_rng_t *r)
+{
+    hwloc_bitmap_t now = hwloc_bitmap_alloc();
+    tu_affinity(now);
+    int k = (int)mm_rng_range(r, 0, (uint64_t)hwloc_bitmap_weight(now) - 1);
+    int pu = hwloc_bitmap_first(now);
+    while (k-- > 0)
+        pu = hwloc_bitmap_next(now, pu);
+    hwloc_bitmap_free(now);
+    tu_pin(pu);
+    return pu;
+}
+
+MM_TEST(test_untouched_pages_enoent)
+{
+    TU_NEED(TU_MOVE_PAGES);
+    enum { N = 16 };
+    mm_rng_t r = MM_RNG();
+    char *p = tu_map(N);
+    int st[N], oracle[N];
+    for (int i = 0; i < N; i++)
+        st[i] = 12345;
+    MM_ASSERT_OK(nb_page_nodes(p, N, st));
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(st[i] == -ENOENT, "page %d was never touched: move_pages says -ENOENT "
+                      "(%d), you report %d", i, -ENOENT, st[i]);
+    int node = numa_node_of_cpu(pin_somewhere(&r));
+    for (int i = 0; i < N; i += 2)
+        p[(size_t)i * tu_page()] = 1;
+    ck_assert_int_eq(((volatile char *)p)[tu_page()], 0); /* page 1: read, never written */
+    MM_ASSERT_OK(nb_page_nodes(p, N, st));
+    tu_page_status(p, N, oracle);
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(st[i] == oracle[i], "page %d: you report %d, move_pages says %d", i, st[i],
+                      oracle[i]);
+    for (int i = 0; i < N; i += 2)
+        ck_assert_msg(st[i] == node, "page %d was first written on node %d, reported %d", i,
+                      node, st[i]);
+    ck_assert_msg(st[1] < 0 && st[3] == -ENOENT, "a page only read has no node of its own (the "
+                  "shared zero page), one never touched is -ENOENT: got %d and %d", st[1], st[3]);
+    tu_unmap(p, N);
+}
+MM_END_TEST
+
+MM_TEST(test_pages_follow_the_writer)
+{
+    TU_NEED(TU_MOVE_PAGES);
+    mm_rng_t r = MM_RNG();
+    for (int round = 0; round < 4; round++) {
+        size_t n = (size_t)mm_rng_range(&r, 1, 64);
+        int cpu = pin_somewhere(&r), node = numa_node_of_cpu(cpu), st[64];
+        char *p = tu_map(n);
+        memset(p, 7, n * tu_page());
+        MM_ASSERT_OK(nb_page_nodes(p, n, st));
+        for (size_t i = 0; i < n; i++)
+            ck_assert_msg(st[i] == node, "first written from CPU %d (node %d), page %zu is "
+                          "reported on %d", cpu, node, i, st[i]);
+        tu_unmap(p, n);
+    }
+}
+MM_END_TEST
+
+MM_TEST(test_touch_parallel_covers_every_page)
+{
+    TU_NEED(TU_MOVE_PAGES);
+    hwloc_topology_t t = yours_system();
+    hwloc_bitmap_t before = hwloc_bitmap_alloc(), after = hwloc_bitmap_alloc();
+    tu_affinity(before);
+    mm_rng_t r = MM_RNG();
+    static int st[301];
+    for (int round = 0; round < 10; round++) {
+        size_t n = (size_t)mm_rng_range(&r, 1, 300), rem = (size_t)mm_rng_range(&r, 1, tu_page());
+        unsigned threads = (unsigned)mm_rng_range(&r, 1, 8);
+        char *p = tu_map(n + 1);
+        MM_ASSERT_OK(nb_touch_parallel(t, p, (n - 1) * tu_page() + rem, threads,
+                                       hwloc_topology_get_allowed_cpuset(t)));
+        tu_page_status(p, n + 1, st);
+        for (size_t i = 0; i < n; i++)
+            ck_assert_msg(st[i] >= 0, "%zu pages (the last one partial), %u threads: page %zu "
+                          "was not touched (%d)", n, threads, i, st[i]);
+        ck_assert_msg(st[n] == -ENOENT, "%zu pages, %u threads: the page after the range was "
+                      "touched", n, threads);
+        tu_unmap(p, n + 1);
+    }
+    tu_affinity(after);
+    ck_assert_msg(hwloc_bitmap_isequal(before, after), "the caller's binding changed from %s to "
+                  "%s: the touching threads must bind themselves", tu_list(before),
+                  tu_list(after));
+    hwloc_bitmap_free(before);
+    hwloc_bitmap_free(after);
+    hwloc_topology_destroy(t);
+}
+MM_END_TEST
+
+MM_TEST(test_touch_parallel_follows_where)
+{
+    TU_NEED(TU_MOVE_PAGES);
+    enum { N = 64 };
+    hwloc_topology_t t = yours_system(), oracle = tu_system();
+    hwloc_bitmap_t where = hwloc_bitmap_alloc();
+    int st[N];
+    for (hwloc_obj_t n = NULL; (n = hwloc_get_next_obj_by_type(oracle, HWLOC_OBJ_NUMANODE, n));) {
+        hwloc_bitmap_and(where, n->cpuset, hwloc_topology_get_allowed_cpuset(oracle));
+        if (hwloc_bitmap_iszero(where))
+            continue; /* memory only: no CPU to touch from */
+        char *p = tu_map(N);
+        MM_ASSERT_OK(nb_touch_parallel(t, p, N * tu_page(), 4, where));
+        tu_page_status(p, N, st);
+        for (int i = 0; i < N; i++)
+            ck_assert_msg(st[i] == (int)n->os_index, "touched from node %u's CPUs %s, page %d "
+                          "is on %d", n->os_index, tu_list(where), i, st[i]);
+        tu_unmap(p, N);
+    }
+    hwloc_bitmap_free(where);
+    hwloc_topology_destroy(t);
+    hwloc_topology_destroy(oracle);
+}
+MM_END_TEST
+
+MM_TEST(test_touch_parallel_bad_args)
+{
+    TU_NEED(TU_MOVE_PAGES);
+    hwloc_topology_t t = yours_system(), xml = tu_shipped("laptop-1node");
+    hwloc_const_cpuset_t all = hwloc_topology_get_allowed_cpuset(t);
+    hwloc_bitmap_t none = hwloc_bitmap_alloc(), far = hwloc_bitmap_alloc();
+    hwloc_bitmap_only(far, 4000);
+    char *p = tu_map(4);
+    size_t b = 4 * tu_page();
+    MM_ASSERT_ERR(nb_touch_parallel(t, NULL, b, 2, all), -EINVAL);
+    MM_ASSERT_ERR(nb_touch_parallel(t, p + 1, b - 1, 2, all), -EINVAL);
+    MM_ASSERT_ERR(nb_touch_parallel(t, p, 0, 2, all), -EINVAL);
+    MM_ASSERT_ERR(nb_touch_parallel(t, p, b, 0, all), -EINVAL);
+    MM_ASSERT_ERR(nb_touch_parallel(t, p, b, NB_MAX_THREADS + 1, all), -EINVAL);
+    MM_ASSERT_ERR(nb_touch_parallel(t, p, b, 2, NULL), -EINVAL);
+    MM_ASSERT_ERR(nb_touch_parallel(t, p, b, 2, none), -EINVAL);
+    MM_ASSERT_ERR(nb_touch_parallel(t, p, b, 2, far), -EINVAL);
+    MM_ASSERT_ERR(nb_touch_parallel(xml, p, b, 2, all), -EOPNOTSUPP);
+    int st[4];
+    tu_page_status(p, 4, st);
+    for (int i = 0; i < 4; i++)
+        ck_assert_msg(st[i] == -ENOENT, "a rejected call touched page %d", i);
+    tu_unmap(p, 4);
+    hwloc_bitmap_free(none);
+    hwloc_bitmap_free(far);
+    hwloc_topology_destroy(t);
+    hwloc_topology_destroy(xml);
+}
+MM_END_TEST
+
+static void check_on_node(const char *p, size_t bytes, int node)
+{
+    size_t n = (bytes + tu_page() - 1) / tu_page();
+    int *st = malloc(n * sizeof *st);
+    ck_assert_ptr_nonnull(st);
+    tu_page_status(p, n, st);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_msg(st[i] == node, "nb_alloc_on_node(node %d, %zu bytes): page %zu is %s %d",
+                      node, bytes, i, st[i] < 0 ? "not placed:" : "on node", st[i]);
+        ck_assert_msg(p[i * tu_page()] == 0, "new memory must read zero (page %zu)", i);
+    }
+    ck_assert_msg(p[bytes - 1] == 0, "new memory must read zero (last byte)");
+    free(st);
+}
+
+MM_TEST(test_alloc_on_node)
+{
+    TU_NEED(TU_MBIND | TU_MOVE_PAGES);
+    hwloc_topology_t t = yours_system(), oracle = tu_system();
+    mm_rng_t r = MM_RNG();
+    for (hwloc_obj_t n = NULL; (n = hwloc_get_next_obj_by_type(oracle, HWLOC_OBJ_NUMANODE, n));) {
+        size_t bytes = (size_t)mm_rng_range(&r, 1, 4 << 20);
+        unsigned threads = (unsigned)mm_rng_range(&r, 1, 4);
+        void *p = NULL;
+        int rc = nb_alloc_on_node(t, (int)n->os_index, bytes, threads, &p);
+        ck_assert_msg(rc == 0 && p, "nb_alloc_on_node(node %u, %zu bytes, %u threads) returned "
+                      "%d (%s)", n->os_index, bytes, threads, rc, strerror(rc < 0 ? -rc : 0));
+        ck_assert_msg((uintptr_t)p % tu_page() == 0, "%p is not page-aligned", p);
+        check_on_node(p, bytes, (int)n->os_index);
+        memset(p, 0x5a, bytes);
+        nb_free(p, bytes);
+    }
+    nb_free(NULL, 0);
+    hwloc_topology_destroy(t);
+    hwloc_topology_destroy(oracle);
+}
+MM_END_TEST
+
+MM_TEST(test_alloc_bad_args)
+{
+    hwloc_topology_t t = yours_system(), xml = tu_shipped("laptop-1node");
+    void *p = &p; /* a sentinel: failures must leave it alone */
+    int missing = numa_max_node() + 1;
+    MM_ASSERT_ERR(nb_alloc_on_node(t, 0, 4096, 1, NULL), -EINVAL);
+    MM_ASSERT_ERR(nb_alloc_on_node(t, 0, 0, 1, &p), -EINVAL);
+    MM_ASSERT_ERR(nb_alloc_on_node(t, 0, 4096, 0, &p), -EINVAL);
+    MM_ASSERT_ERR(nb_alloc_on_node(t, 0, 4096, NB_MAX_THREADS + 1, &p), -EINVAL);
+    MM_ASSERT_ERR(nb_alloc_on_node(t, -1, 4096, 1, &p), -EINVAL);
+    ck_assert_msg(nb_alloc_on_node(t, missing, 4096, 1, &p) == -EINVAL,
+                  "node %d does not exist here: -EINVAL (libnuma's numa_alloc_onnode would "
+                  "only print a warning and hand out memory from anywhere)", missing);
+    MM_ASSERT_ERR(nb_alloc_on_node(xml, 0, 4096, 1, &p), -EOPNOTSUPP);
+    ck_assert_msg(p == &p, "a failed allocation must not set *out");
+    hwloc_topology_destroy(t);
+    hwloc_topology_destroy(xml);
+}
+MM_END_TEST
+
+MM_TEST(test_placement_counts)
+{
+    TU_NEED(TU_MOVE_PAGES);
+    mm_rng_t r = MM_RNG();
+    size_t n = (size_t)mm_rng_range(&r, 8, 200), touched = 0;
+    size_t bytes = n * tu_page() - (size_t)mm_rng_range(&r, 0, tu_page() - 1);
+    int node = numa_node_of_cpu(pin_somewhere(&r));
+    char *p = tu_map(n);
+    for (size_t i = 0; i < n; i++)
+        if (mm_rng_range(&r, 0, 1)) {
+            p[i * tu_page()] = 1;
+            touched++;
+        }
+    nb_placement_t got;
+    memset(&got, 0xff, sizeof got);
+    MM_ASSERT_OK(nb_placement(p, bytes, &got));
+    ck_assert_msg(got.pages == n && got.unplaced == n - touched, "%zu bytes: %zu pages, %zu "
+                  "unplaced; expected %zu and %zu", bytes, got.pages, got.unplaced, n,
+                  n - touched);
+    for (int k = 0; k < NB_MAX_NODES; k++)
+        ck_assert_msg(got.on_node[k] == (k == node ? touched : 0), "on_node[%d] = %zu, expected "
+                      "%zu", k, got.on_node[k], k == node ? touched : 0);
+    tu_unmap(p, n);
+}
+MM_END_TEST
+
+MM_TEST(test_page_node_policy)
+{
+    TU_NEED(TU_GET_MEMPOLICY | TU_MOVE_PAGES);
+    mm_rng_t r = MM_RNG();
+    char *p = tu_map(8);
+    int node = numa_node_of_cpu(pin_somewhere(&r)), got = -7, st[8];
+    memset(p, 1, 4 * tu_page());
+    for (size_t i = 0; i < 4; i++) {
+        MM_ASSERT_OK(nb_page_node(p + i * tu_page() + 123, &got));
+        ck_assert_msg(got == node, "page %zu was written on node %d, get_mempolicy gives %d", i,
+                      node, got);
+    }
+    MM_ASSERT_OK(nb_page_node(p + 6 * tu_page(), &got));
+    ck_assert_msg(got >= 0, "even an untouched page gets a node from get_mempolicy, got %d", got);
+    tu_page_status(p, 8, st);
+    ck_assert_msg(st[6] != -ENOENT && st[7] == -ENOENT, "asking get_mempolicy about page 6 "
+                  "faulted it in (move_pages now says %d, not -ENOENT); page 7 was left alone",
+                  st[6]);
+    MM_ASSERT_ERR(nb_page_node(NULL, &got), -EINVAL);
+    MM_ASSERT_ERR(nb_page_node(p, NULL), -EINVAL);
+    tu_unmap(p, 8);
+}
+MM_END_TEST
+
+MM_TEST(test_page_nodes_bad_args)
+{
+    char *p = tu_map(2);
+    int st[2];
+    nb_placement_t out;
+    MM_ASSERT_ERR(nb_page_nodes(NULL, 1, st), -EINVAL);
+    MM_ASSERT_ERR(nb_page_nodes(p + 8, 1, st), -EINVAL);
+    MM_ASSERT_ERR(nb_page_nodes(p, 0, st), -EINVAL);
+    MM_ASSERT_ERR(nb_page_nodes(p, 1, NULL), -EINVAL);
+    MM_ASSERT_ERR(nb_placement(p, tu_page(), NULL), -EINVAL);
+    MM_ASSERT_ERR(nb_placement(p, 0, &out), -EINVAL);
+    MM_ASSERT_ERR(nb_placement(p + 8, tu_page(), &out), -EINVAL);
+    tu_unmap(p, 2);
+}
+MM_END_TEST
+
+Suite *place_suite(void)
+{
+    Suite *s = suite_create("place");
+    TCase *tc = tcase_create("place");
+    tcase_add_test(tc, test_untouched_pages_enoent);
+    tcase_add_test(tc, test_pages_follow_the_writer);
+    tcase_add_test(tc, test_touch_parallel_covers_every_page);
+    tcase_add_test(tc, test_touch_parallel_follows_where);
+    tcase_add_test(tc, test_touch_parallel_bad_args);
+    tcase_add_test(tc, test_alloc_on_node);
+    tcase_add_test(tc, test_alloc_bad_args);
+    tcase_add_test(tc, test_placement_counts);
+    tcase_add_test(tc, test_page_node_policy);
+    tcase_add_test(tc, test_page_nodes_bad_args);
+    suite_add_tcase(s, tc);
+    return s;
+}
