@@ -6,7 +6,11 @@
  * code calls exit(0) as passed; the grader counts a test as passed only when Check says so AND
  * the end was reached. MM_SKIP(reason...) ends a test that needs hardware this machine lacks; the
  * grader shows it as skipped, never as passed. Randomness comes from MM_RNG(), seeded from the
- * run's seed (printed at start; set MLMEM_SEED to replay) and the test's name. */
+ * run's seed (printed at start; set MLMEM_SEED to replay) and the test's name.
+ *
+ * Cost: in fork mode every ck_assert* sends a record to the parent through a pipe, so a loop
+ * asserting once per element of a large array can take seconds. Find the first mismatch in a
+ * plain loop, then assert once with the index and both values. */
 #ifndef MM_CHECK_H
 #define MM_CHECK_H
 #include <check.h>
