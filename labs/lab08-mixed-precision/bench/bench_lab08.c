@@ -1,0 +1,187 @@
+/* Lab 08 benchmark: your bulk fp32 -> bf16 / fp16 conversions against memcpy of the same input,
+ * in the same run; their exactness against an independent oracle; and the ZeRO figures of your
+ * budget functions for `make plots`. Prints one JSON object (common/mm_bench.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mm_bench.h"
+#include "mm_rng.h"
+#include "mp_budget.h"
+#include "mp_convert.h"
+#include "../tests/oracle.h"
+
+#define N (16u << 20) /* floats converted per repetition: 64 MiB in, 32 MiB out */
+#define REPS 21
+#define WARMUP 2
+#define EXACT_N (1u << 21) /* inputs of the exactness check */
+
+typedef struct {
+    const float *src;
+    float *copy;
+    uint16_t *out;
+    int (*convert)(const float *, uint16_t *, size_t);
+    int rc; /* the first error the conversion returned */
+} conv_case_t;
+
+/* The baseline: copy the 64 MiB of input (read 64 MiB, write 64 MiB). */
+static void run_memcpy(void *p)
+{
+    conv_case_t *c = p;
+    memcpy(c->copy, c->src, (size_t)N * sizeof *c->src);
+}
+
+/* Yours: read the 64 MiB, write 32 MiB of 16-bit values. */
+static void run_convert(void *p)
+{
+    conv_case_t *c = p;
+    int rc = c->convert(c->src, c->out, N);
+    c->rc = c->rc ? c->rc : rc;
+}
+
+/* Gradient-like values: random sign and mantissa, magnitudes log-uniform in 2^-24 .. 2^16, so
+ * that fp16 sees subnormals and the odd overflow, as unscaled gradients do. */
+static void make_input(float *x, size_t n)
+{
+    mm_rng_t r = mm_rng_new(8);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t b = mm_rng_next(&r);
+        uint32_t e = 127 - 24 + (uint32_t)((b >> 32) % 40);
+        x[i] = or_float((uint32_t)(b & 0x80000000u) | e << 23 | ((uint32_t)b & 0x7FFFFFu));
+    }
+}
+
+/* Index of the first element where the bulk output differs from the scalar function, or -1. */
+static long first_mismatch(const conv_case_t *c, or_fmt_t fmt)
+{
+    for (size_t i = 0; i < N; i++) {
+        uint16_t want = fmt == OR_F16 ? mp_f32_to_f16(c->src[i]) : mp_f32_to_bf16(c->src[i]);
+        if (c->out[i] != want)
+            return (long)i;
+    }
+    return -1;
+}
+
+static void bench_conversion(mm_json_t *j, conv_case_t *c, or_fmt_t fmt, const char *metric)
+{
+    mm_bench_case_t base = { "memcpy", run_memcpy, c }, yours = { "yours", run_convert, c };
+    double ratio, tb, ty;
+    char why[200];
+    memset(c->out, 0, (size_t)N * sizeof *c->out);
+    c->rc = 0;
+    int timed = mm_bench_paired_ratio(&base, &yours, WARMUP, REPS, &ratio, &tb, &ty);
+    long bad = c->rc || timed ? -2 : first_mismatch(c, fmt);
+    if (bad == -2) {
+        snprintf(why, sizeof why, "the bulk conversion returned %d (%s)", c->rc, strerror(-c->rc));
+        mm_bench_fail(j, metric, why);
+    } else if (bad >= 0) {
+        snprintf(why, sizeof why, "bulk output differs from the scalar function at element %ld "
+                 "(input 0x%08x): 0x%04x", bad, or_bits(c->src[bad]), c->out[bad]);
+        mm_bench_fail(j, metric, why);
+    } else {
+        snprintf(why, sizeof why, "memcpy of the 64 MiB input %.1f ms (%.1f GB/s), your %s "
+                 "conversion %.1f ms; medians of %d rounds", tb * 1e3, 2 * 0x1p26 / tb / 1e9,
+                 fmt == OR_F16 ? "fp16" : "bf16", ty * 1e3, REPS);
+        mm_bench_metric(j, metric, ratio, "x memcpy", why);
+    }
+}
+
+/* Rounding ties, subnormals, overflow boundaries and NaN payloads, then gradient-like values. */
+static void make_tricky(uint32_t *in, const float *gradients, size_t n)
+{
+    static const uint32_t low[] = { 0x00000, 0x00001, 0x00FFF, 0x01000, 0x01001, 0x01FFF,
+                                    0x03000, 0x07FFF, 0x08000, 0x08001, 0x18000, 0x1FFFF };
+    mm_rng_t r = mm_rng_new(88);
+    for (size_t i = 0; i < n / 2; i++) {
+        uint64_t b = mm_rng_next(&r);
+        in[i] = ((uint32_t)(b >> 32) & 0xFFFE0000u) | low[(b & 0xFFFF) % 12];
+    }
+    memcpy(in + n / 2, gradients, (n - n / 2) * sizeof *in);
+}
+
+static int exact_on(or_fmt_t fmt, const uint32_t *in, float *x, uint16_t *got, uint16_t *want,
+                    size_t n)
+{
+    memcpy(x, in, n * sizeof *x);
+    int rc = fmt == OR_F16 ? mp_f32_to_f16_n(x, got, n) : mp_f32_to_bf16_n(x, got, n);
+    or_narrow(fmt, in, want, n);
+    return rc == 0 && memcmp(got, want, n * sizeof *got) == 0;
+}
+
+static void bench_exact(mm_json_t *j, const float *gradients)
+{
+    uint32_t *in = malloc(EXACT_N * sizeof *in);
+    float *x = malloc(EXACT_N * sizeof *x);
+    uint16_t *got = malloc(EXACT_N * sizeof *got), *want = malloc(EXACT_N * sizeof *want);
+    if (!in || !x || !got || !want) {
+        mm_bench_fail(j, "bulk_exact", "out of memory");
+    } else {
+        make_tricky(in, gradients, EXACT_N);
+        int f16 = exact_on(OR_F16, in, x, got, want, EXACT_N);
+        int bf16 = exact_on(OR_BF16, in, x, got, want, EXACT_N);
+        char d[300];
+        snprintf(d, sizeof d, "bulk fp16 %s, bulk bf16 %s on %u inputs (ties, subnormals, "
+                 "overflow, NaNs, gradients); oracles: %s / %s", f16 ? "exact" : "NOT exact",
+                 bf16 ? "exact" : "NOT exact", EXACT_N, or_name(OR_F16, 1), or_name(OR_BF16, 1));
+        mm_bench_metric(j, "bulk_exact", f16 && bf16 ? 1.0 : 0.0, "", d);
+    }
+    free(in), free(x), free(got), free(want);
+}
+
+/* ZeRO stages 0-3 for 7.5e9 parameters over 64 ranks (the ZeRO paper's Figure 1). */
+static void write_zero_series(mm_json_t *j)
+{
+    double gb[4];
+    mp_config_t c;
+    mp_config_init(&c);
+    c.params = 7500000000, c.dp = 64, c.recipe = MP_AMP_FP16;
+    for (int s = 0; s < 4; s++) {
+        uint64_t w, g, o;
+        c.zero_stage = s;
+        if (mp_state_bytes(&c, &w, &g, &o) != 0)
+            return;
+        gb[s] = (double)(w + g + o) / 1e9;
+    }
+    mm_json_object(j, "zero_stages");
+    mm_json_array(j, "stage");
+    for (int s = 0; s < 4; s++)
+        mm_json_int(j, NULL, s);
+    mm_json_close(j, ']');
+    mm_json_array(j, "gb_per_gpu");
+    for (int s = 0; s < 4; s++)
+        mm_json_num(j, NULL, gb[s]);
+    mm_json_close(j, ']');
+    mm_json_close(j, '}');
+}
+
+int main(void)
+{
+    mm_json_t j;
+    mm_json_begin(&j, mm_bench_output());
+    mm_bench_begin(&j, "08");
+    float *src = malloc((size_t)N * sizeof *src), *copy = malloc((size_t)N * sizeof *copy);
+    uint16_t *out = malloc((size_t)N * sizeof *out);
+    if (!src || !copy || !out) {
+        mm_bench_fail(&j, "f32_to_bf16_vs_memcpy", "out of memory");
+        mm_bench_fail(&j, "f32_to_f16_vs_memcpy", "out of memory");
+        mm_bench_fail(&j, "bulk_exact", "out of memory");
+    } else {
+        make_input(src, N);
+        memset(copy, 0, (size_t)N * sizeof *copy); /* fault every page in before timing */
+        conv_case_t bf = { src, copy, out, mp_f32_to_bf16_n, 0 };
+        conv_case_t hf = { src, copy, out, mp_f32_to_f16_n, 0 };
+        bench_conversion(&j, &bf, OR_BF16, "f32_to_bf16_vs_memcpy");
+        bench_conversion(&j, &hf, OR_F16, "f32_to_f16_vs_memcpy");
+        bench_exact(&j, src);
+    }
+    mm_bench_end_metrics(&j);
+    mm_json_object(&j, "series");
+    write_zero_series(&j);
+    mm_json_close(&j, '}');
+    mm_json_object(&j, "info");
+    mm_json_int(&j, "floats_per_repetition", N);
+    mm_json_str(&j, "baseline", "memcpy of the fp32 input (64 MiB read + 64 MiB written)");
+    mm_json_end(&j);
+    free(src), free(copy), free(out);
+    return 0;
+}
