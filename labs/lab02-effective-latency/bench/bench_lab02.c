@@ -1,0 +1,330 @@
+/* Lab 02 benchmark: your latency staircase and its knees against hwloc's cache sizes, and your
+ * prediction of the random-walk kernel's time per step against the measured time, in one run.
+ * Prints one JSON object (common/mm_bench.h); the grader scores it with lab.toml's thresholds. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "amat.h"
+#include "cachesim.h"
+#include "chase.h"
+#include "mm_bench.h"
+#include "mm_hw.h"
+#include "predict.h"
+#include "walk.h"
+
+#define LINE 64
+#define MS_PER_POINT 25.0
+#define MIN_TOP ((size_t)64 << 20) /* the staircase goes to >= 4 x LLC, at least this far */
+#define MAX_TOP EL_WALK_MAX_TIER   /* ... but no further (the kernel's cold tier has its size) */
+#define MAX_POINTS 64
+#define MAX_KNEES 16
+#define ROUNDS 7 /* kernel time vs prediction: the median error of these */
+#define WALK_WARMUP ((size_t)1 << 19) /* steps before the timed ones (simulated, not counted) */
+#define WALK_STEPS ((size_t)1 << 21)  /* timed / counted steps */
+#define WALK_SEED 2024
+#define OBSERVABLE 3.0 /* memory must be this much slower than L1 for the run to mean anything */
+static const el_walk_mix_t MIX = { 12, 3 }; /* 75 % hot, 18.75 % warm, 6.25 % cold */
+
+typedef struct {
+    mm_cache_t cache[MM_HW_MAX_CACHES];
+    int ncaches;
+    size_t sizes[MAX_POINTS], top;
+    double ns[MAX_POINTS];
+    size_t npoints;
+} run_t;
+
+/* 16 KiB, 24 KiB, 32 KiB, 48 KiB ... up to the first power of two >= `top`. */
+static size_t staircase_sizes(size_t top, size_t *sizes)
+{
+    size_t n = 0;
+    for (size_t s = (size_t)16 << 10; n + 2 <= MAX_POINTS; s *= 2) {
+        sizes[n++] = s;
+        if (s >= top)
+            break;
+        sizes[n++] = s + s / 2;
+    }
+    return n;
+}
+
+static size_t pow2_floor(size_t x)
+{
+    size_t p = 1;
+    while (p <= x / 2)
+        p *= 2;
+    return p;
+}
+
+/* hwloc's cache as a simulator geometry: unknown ways count as 16, sets rounded down to 2^k. */
+static el_geom_t geom_of(const mm_cache_t *c)
+{
+    size_t line = c->line ? c->line : LINE;
+    size_t ways = c->ways >= 1 && c->ways <= EL_MAX_WAYS ? (size_t)c->ways : 16;
+    size_t sets = c->size / (ways * line);
+    return (el_geom_t){ pow2_floor(sets ? sets : 1), ways, line };
+}
+
+/* The latency that stands for cache `level`: L1's is the staircase at the largest size that
+ * fills at most half of it; a lower level's is the staircase at the first size at least twice
+ * the level above it (the working set has just left that level behind: the least blurred by
+ * TLB misses, and right even when the level's real share is smaller than hwloc says). */
+static double level_latency(const run_t *r, int level)
+{
+    size_t i = 0;
+    if (level == 0) {
+        while (i + 1 < r->npoints && r->sizes[i + 1] <= r->cache[0].size / 2)
+            i++;
+    } else {
+        while (i + 1 < r->npoints && r->sizes[i] < 2 * r->cache[level - 1].size)
+            i++;
+    }
+    return r->ns[i];
+}
+
+static void json_sizes(mm_json_t *j, const char *key, const size_t *v, size_t n)
+{
+    mm_json_array(j, key);
+    for (size_t i = 0; i < n; i++)
+        mm_json_int(j, NULL, (long long)v[i]);
+    mm_json_close(j, ']');
+}
+
+static void json_nums(mm_json_t *j, const char *key, const double *v, size_t n)
+{
+    mm_json_array(j, key);
+    for (size_t i = 0; i < n; i++)
+        mm_json_num(j, NULL, v[i]);
+    mm_json_close(j, ']');
+}
+
+/* Does level i (L3 or beyond) show a plateau of its own in this run? Not when the staircase just
+ * past the level above is already half as slow as memory: the share of a shared L3 that one core
+ * gets, on a busy host or in a VM, can be close to nothing. */
+static int level_visible(const run_t *r, int i)
+{
+    return i < 2 || level_latency(r, i) < r->ns[r->npoints - 1] / 2;
+}
+
+/* Matches hwloc's levels to your boundaries, in order: L1 and L2 within a factor of 2 of their
+ * size; L3 and beyond anywhere above the level before, up to 2x their size (hwloc's L3 size is
+ * the whole cache, not the share one core gets). Returns the matched levels; *scored: the levels
+ * that count (those with a plateau of their own). */
+static size_t match_knees(const run_t *r, const size_t *knee, size_t nk, size_t *scored,
+                          char *detail, size_t len)
+{
+    size_t matched = 0, k = 0;
+    *scored = 0;
+    detail[0] = '\0';
+    for (int i = 0; i < r->ncaches; i++) {
+        size_t c = r->cache[i].size, used = strlen(detail);
+        size_t lo = i < 2 ? c / 2 : r->cache[i - 1].size + 1, hi = 2 * c;
+        while (k < nk && knee[k] < lo)
+            k++;
+        int ok = k < nk && knee[k] <= hi, seen = level_visible(r, i);
+        char what[64];
+        if (ok)
+            snprintf(what, sizeof what, "knee at %zu KiB", knee[k++] >> 10);
+        else
+            snprintf(what, sizeof what, "%s",
+                     seen ? "no knee" : "no plateau in this run, not scored");
+        snprintf(detail + used, len - used, "%sL%u %zu KiB: %s", i ? "; " : "", r->cache[i].level,
+                 c >> 10, what);
+        matched += ok;
+        *scored += ok || seen;
+    }
+    return matched;
+}
+
+static void score_knees(mm_json_t *j, const run_t *r)
+{
+    size_t knee[MAX_KNEES];
+    int nk = el_find_knees(r->sizes, r->ns, r->npoints, knee, MAX_KNEES);
+    char detail[512];
+    double rise = r->ns[r->npoints - 1] / r->ns[0];
+    if (nk < 0) {
+        snprintf(detail, sizeof detail, "el_find_knees failed: %s", strerror(-nk));
+        mm_bench_fail(j, "knees_found", detail);
+    } else if (!(rise >= OBSERVABLE)) {
+        snprintf(detail, sizeof detail, "your staircase rises only %.1fx from %zu KiB to %zu MiB "
+                 "(memory should be %.0fx slower than L1 at least): are the loads dependent, in "
+                 "an order no prefetcher can guess?", rise, r->sizes[0] >> 10, r->top >> 20,
+                 OBSERVABLE);
+        mm_bench_metric(j, "knees_found", 0.0, "", detail);
+    } else {
+        size_t scored, matched = match_knees(r, knee, (size_t)nk, &scored, detail, sizeof detail);
+        mm_bench_metric(j, "knees_found", (double)matched / (double)scored, "", detail);
+    }
+}
+
+/* The machine's own contrast, measured with the given kernel (not your code): a walk that stays
+ * in the hot tier against one that jumps around the cold tier. */
+static double observable(const el_walk_t *w)
+{
+    double hot = 0, cold = 0;
+    if (el_walk_time(w, (el_walk_mix_t){ 16, 0 }, 1, 1 << 16, 1 << 20, &hot) != 0 ||
+        el_walk_time(w, (el_walk_mix_t){ 0, 0 }, 1, 1 << 12, 1 << 16, &cold) != 0 || hot <= 0)
+        return 0;
+    return cold / hot;
+}
+
+typedef struct {
+    el_geom_t geom[EL_MAX_LEVELS];
+    double lat[EL_MAX_LEVELS + 1], hit[EL_MAX_LEVELS];
+    double pred[ROUNDS], meas[ROUNDS], err[ROUNDS];
+    size_t nlevels;
+} predict_t;
+
+/* One round: your memory latency (chase over the top size) and prediction, then the kernel. */
+static int predict_round(const run_t *r, const el_walk_t *w, const uint64_t *trace,
+                         predict_t *p, int k)
+{
+    int rc = el_chase_ns(r->top, LINE, MS_PER_POINT, &p->lat[p->nlevels]);
+    if (rc == 0)
+        rc = el_predict_ns(trace, WALK_WARMUP + WALK_STEPS, EL_WALK_LOAD, WALK_WARMUP, p->geom,
+                           p->lat, p->nlevels, p->hit, &p->pred[k]);
+    if (rc == 0 && !(isfinite(p->pred[k]) && p->pred[k] > 0))
+        rc = -ERANGE;
+    if (rc == 0)
+        rc = el_walk_time(w, MIX, WALK_SEED, WALK_WARMUP, WALK_STEPS, &p->meas[k]);
+    if (rc == 0)
+        p->err[k] = fabs(p->pred[k] - p->meas[k]) / p->meas[k];
+    return rc;
+}
+
+static void score_prediction(mm_json_t *j, const run_t *r, const el_walk_t *w, predict_t *p)
+{
+    uint64_t *trace = malloc((WALK_WARMUP + WALK_STEPS) * sizeof *trace);
+    int rc = trace ? el_walk_trace(w, MIX, WALK_SEED, WALK_WARMUP + WALK_STEPS, trace) : -ENOMEM;
+    for (int k = 0; k < ROUNDS && rc == 0; k++)
+        rc = predict_round(r, w, trace, p, k);
+    free(trace);
+    char detail[300];
+    if (rc != 0) {
+        snprintf(detail, sizeof detail, "your chase or prediction failed: %s", strerror(-rc));
+        mm_bench_fail(j, "prediction_error", detail);
+        return;
+    }
+    double e[ROUNDS], pr[ROUNDS], me[ROUNDS];
+    memcpy(e, p->err, sizeof e);
+    memcpy(pr, p->pred, sizeof pr);
+    memcpy(me, p->meas, sizeof me);
+    snprintf(detail, sizeof detail, "predicted %.2f ns per step, measured %.2f ns (medians of %d "
+             "rounds; hit rates L1 %.3f, L2 %.3f)", mm_median(pr, ROUNDS), mm_median(me, ROUNDS),
+             ROUNDS, p->hit[0], p->nlevels > 1 ? p->hit[1] : 0.0);
+    mm_bench_metric(j, "prediction_error", mm_median(e, ROUNDS), "", detail);
+}
+
+static int measure_staircase(mm_json_t *j, run_t *r)
+{
+    size_t llc = r->cache[r->ncaches - 1].size;
+    r->top = llc > MAX_TOP / 4 ? MAX_TOP : 4 * llc < MIN_TOP ? MIN_TOP : 4 * llc;
+    r->npoints = staircase_sizes(r->top, r->sizes);
+    r->top = r->sizes[r->npoints - 1];
+    int rc = el_staircase(r->sizes, r->npoints, LINE, MS_PER_POINT, r->ns);
+    if (rc != 0) {
+        char why[128];
+        snprintf(why, sizeof why, "el_staircase failed: %s", strerror(-rc));
+        mm_bench_fail(j, "knees_found", why);
+        mm_bench_fail(j, "prediction_error", why);
+    }
+    return rc;
+}
+
+static void predict_walk(mm_json_t *j, const run_t *r, const el_walk_t *w, predict_t *p)
+{
+    p->nlevels = (size_t)r->ncaches < EL_MAX_LEVELS ? (size_t)r->ncaches : EL_MAX_LEVELS;
+    for (size_t i = 0; i < p->nlevels; i++) {
+        p->geom[i] = geom_of(&r->cache[i]);
+        p->lat[i] = level_latency(r, (int)i);
+    }
+    score_prediction(j, r, w, p);
+}
+
+static void bench_latency(mm_json_t *j, run_t *r, predict_t *p, double *contrast)
+{
+    if (measure_staircase(j, r) != 0)
+        return;
+    size_t hot = pow2_floor(r->cache[0].size / 2), warm = pow2_floor(2 * r->cache[0].size);
+    el_walk_t *w = NULL;
+    char why[200];
+    if (el_walk_create(&w, hot, warm, r->top) != 0) {
+        snprintf(why, sizeof why, "could not allocate the kernel's %zu MiB", r->top >> 20);
+        mm_bench_skip(j, "knees_found", why);
+        mm_bench_skip(j, "prediction_error", why);
+        return;
+    }
+    *contrast = observable(w);
+    if (*contrast < OBSERVABLE) {
+        snprintf(why, sizeof why, "this run cannot show a staircase: the kernel's random jumps "
+                 "over %zu MiB took only %.1fx as long as jumps within %zu KiB (needs %.0fx)",
+                 r->top >> 20, *contrast, hot >> 10, OBSERVABLE);
+        mm_bench_skip(j, "knees_found", why);
+        mm_bench_skip(j, "prediction_error", why);
+    } else {
+        score_knees(j, r);
+        predict_walk(j, r, w, p);
+    }
+    el_walk_destroy(w);
+}
+
+/* One plot series: sizes (KiB) and latencies of the first n points of the staircase. */
+static void json_series(mm_json_t *j, const char *name, const run_t *r, size_t n)
+{
+    size_t kib[MAX_POINTS];
+    for (size_t i = 0; i < n; i++)
+        kib[i] = r->sizes[i] >> 10;
+    mm_json_object(j, name);
+    json_sizes(j, "kib", kib, n);
+    json_nums(j, "ns", r->ns, n);
+    mm_json_close(j, '}');
+}
+
+static void write_info(mm_json_t *j, const run_t *r, const predict_t *p, double contrast)
+{
+    if (r->npoints > 0) {
+        size_t small = 0; /* the caches' part: up to 2 x L2 (or L1), on a linear axis */
+        size_t edge = 2 * r->cache[r->ncaches > 1 ? 1 : 0].size;
+        while (small < r->npoints && r->sizes[small] <= edge)
+            small++;
+        mm_json_object(j, "series");
+        json_series(j, "staircase", r, r->npoints);
+        json_series(j, "staircase_caches", r, small);
+        mm_json_close(j, '}');
+    }
+    mm_json_object(j, "info");
+    mm_json_int(j, "cores", mm_hw_cores());
+    size_t sz[MM_HW_MAX_CACHES];
+    for (int i = 0; i < r->ncaches; i++)
+        sz[i] = r->cache[i].size;
+    json_sizes(j, "hwloc_cache_bytes", sz, r->ncaches > 0 ? (size_t)r->ncaches : 0);
+    mm_json_num(j, "memory_vs_l1_contrast", contrast);
+    json_nums(j, "latency_ns_used", p->lat, p->nlevels ? p->nlevels + 1 : 0);
+    json_nums(j, "hit_rates", p->hit, p->nlevels);
+    json_nums(j, "predicted_ns", p->pred, p->nlevels ? ROUNDS : 0);
+    json_nums(j, "measured_ns", p->meas, p->nlevels ? ROUNDS : 0);
+    mm_json_close(j, '}');
+}
+
+int main(void)
+{
+    mm_json_t j;
+    mm_json_begin(&j, mm_bench_output());
+    mm_bench_begin(&j, "02");
+    static run_t r;
+    static predict_t p;
+    double contrast = 0;
+    r.ncaches = mm_hw_caches(r.cache, MM_HW_MAX_CACHES);
+    if (r.ncaches <= 0 || r.cache[0].size < 4096) {
+        const char *why = "hwloc reports no caches on this machine: nothing to compare with";
+        mm_bench_skip(&j, "knees_found", why);
+        mm_bench_skip(&j, "prediction_error", why);
+        r.ncaches = 0;
+    } else {
+        bench_latency(&j, &r, &p, &contrast);
+    }
+    mm_bench_end_metrics(&j);
+    write_info(&j, &r, &p, contrast);
+    mm_json_end(&j);
+    return 0;
+}
