@@ -65,7 +65,7 @@ gradescope:
 	@$(GRADER) gradescope $(if $(LAB),--lab $(LAB)) $(if $(HIDDEN),--hidden "$(HIDDEN)") $(if $(SECRET_SEED),--secret-seed "$(SECRET_SEED)")
 
 calibrate:
-	@$(GRADER) calibrate $(if $(LAB),--lab $(LAB)) --runs "$(or $(RUNS),20)" --dry-run
+	@$(GRADER) calibrate $(if $(LAB),--lab $(LAB)) --runs "$(or $(RUNS),20)" $(if $(MARGIN),--margin $(MARGIN)) $(if $(THRESHOLDS),--write "$(THRESHOLDS)")
 
 hint:
 	@$(GRADER) hint --lab "$(or $(LAB),$(error use: make hint LAB=NN [LEVEL=k]))" --level "$(or $(LEVEL),1)"
