@@ -9,6 +9,7 @@
 #include "pipeline.h"
 #ifdef MM_HAVE_CUDA
 #include <cuda_runtime_api.h>
+#include "mm_cuda_check.h"
 #endif
 
 size_t pt_ram_bytes(void)
@@ -57,17 +58,7 @@ int pt_gpu_usable(char *why, size_t n)
 int pt_cuda_errno(int cuda_error)
 {
     (void)cudaGetLastError();
-    switch ((cudaError_t)cuda_error) {
-    case cudaSuccess: return 0;
-    case cudaErrorMemoryAllocation: return -ENOMEM;
-    case cudaErrorInvalidValue: return -EINVAL;
-    case cudaErrorNoDevice:
-    case cudaErrorInvalidDevice:
-    case cudaErrorInsufficientDriver: return -ENODEV;
-    case cudaErrorNotReady: return -EAGAIN;
-    case cudaErrorHostMemoryAlreadyRegistered: return -EEXIST;
-    default: return -EIO;
-    }
+    return mm_cuda_errno((cudaError_t)cuda_error);
 }
 
 #else /* built without nvcc: the GPU parts say so */

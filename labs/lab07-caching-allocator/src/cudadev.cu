@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <cuda_runtime_api.h>
 #include "cudadev.h"
+#include "mm_cuda_check.h"
 
 #define MAX_EVENTS 4096
 
@@ -21,16 +22,7 @@ struct ca_cudadev {
 
 int ca_cuda_errno(int cuda_error)
 {
-    switch ((cudaError_t)cuda_error) {
-    case cudaSuccess: return 0;
-    case cudaErrorMemoryAllocation: return -ENOMEM;
-    case cudaErrorInvalidValue: return -EINVAL;
-    case cudaErrorNoDevice:
-    case cudaErrorInvalidDevice:
-    case cudaErrorInsufficientDriver: return -ENODEV;
-    case cudaErrorNotReady: return -EAGAIN;
-    default: return -EIO;
-    }
+    return mm_cuda_errno((cudaError_t)cuda_error);
 }
 
 /* The errno of `e`, after clearing the runtime's last-error state. */
