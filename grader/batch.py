@@ -27,11 +27,18 @@ def _grade(src: str, out: str, parts: str, chosen: list[Lab], timeout: float,
         cmd += ["--lab", chosen[0].id]
     start = time.monotonic()
     with open(os.path.join(out, "transcript.txt"), "w") as log:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
         try:
-            rc = subprocess.run(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, timeout=timeout).returncode
+            rc = proc.wait(timeout=timeout)
             status = "ok" if rc == 0 else f"grader exit status {rc}"
         except subprocess.TimeoutExpired:
+            proc.terminate()  # the grader unwinds and kills the student's processes
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
             status = f"time limit ({timeout:g} s) reached: partial results"
     return status, time.monotonic() - start
 

@@ -38,6 +38,8 @@ def sandbox_uid() -> int:
             f.close()
             continue
         _uid_lock, _uid = f, UID_BASE + k
+        if _dropping():  # what a grader that died left running under this uid
+            _kill_uid(_uid)
         return _uid
     raise RuntimeError(f"all {UID_SLOTS} sandbox uids from {UID_BASE} are in use")
 
@@ -222,14 +224,19 @@ def _kill_everything(sid: int, uid: int | None):
                 pass
         time.sleep(0.02)
     if uid is not None:
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.setuid(uid)
-                os.kill(-1, signal.SIGKILL)
-            finally:
-                os._exit(0)
-        os.waitpid(pid, 0)
+        _kill_uid(uid)
+
+
+def _kill_uid(uid: int):
+    """Kills every process of `uid` (as root): a child takes the uid and signals -1."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setuid(uid)
+            os.kill(-1, signal.SIGKILL)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
 
 
 def run(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = None,
@@ -262,8 +269,9 @@ def run(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = N
         proc.wait(timeout=limits.timeout_s)
     except subprocess.TimeoutExpired:
         timed_out = True
-    running.clear()
-    _kill_everything(proc.pid, drop_to)
+    finally:  # also when the grader itself is stopped (SIGTERM: see grader/__main__.py)
+        running.clear()
+        _kill_everything(proc.pid, drop_to)
     proc.wait()
     _reap_all()
     for t in threads:
