@@ -88,3 +88,11 @@ void mm_json_bool(mm_json_t *j, const char *key, int v)
     member(j, key);
     fputs(v ? "true" : "false", j->f);
 }
+
+void mm_json_nums(mm_json_t *j, const char *key, const double *v, size_t n)
+{
+    mm_json_array(j, key);
+    for (size_t i = 0; i < n; i++)
+        mm_json_num(j, NULL, v[i]);
+    mm_json_close(j, ']');
+}

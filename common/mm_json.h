@@ -29,5 +29,7 @@ void mm_json_num(mm_json_t *j, const char *key, double v);
 void mm_json_int(mm_json_t *j, const char *key, long long v);
 void mm_json_str(mm_json_t *j, const char *key, const char *s);
 void mm_json_bool(mm_json_t *j, const char *key, int v);
+/* Writes member `key` as an array of the n numbers v[0..n) (a plot series' column). */
+void mm_json_nums(mm_json_t *j, const char *key, const double *v, size_t n);
 
 #endif

@@ -90,14 +90,6 @@ static void json_sizes(mm_json_t *j, const char *key, const size_t *v, size_t n)
     mm_json_close(j, ']');
 }
 
-static void json_nums(mm_json_t *j, const char *key, const double *v, size_t n)
-{
-    mm_json_array(j, key);
-    for (size_t i = 0; i < n; i++)
-        mm_json_num(j, NULL, v[i]);
-    mm_json_close(j, ']');
-}
-
 /* Does level i (L3 or beyond) show a plateau of its own in this run? Not when the staircase just
  * past the level above is already half as slow as memory: the share of a shared L3 that one core
  * gets, on a busy host or in a VM, can be close to nothing. */
@@ -276,7 +268,7 @@ static void json_series(mm_json_t *j, const char *name, const run_t *r, size_t n
         kib[i] = r->sizes[i] >> 10;
     mm_json_object(j, name);
     json_sizes(j, "kib", kib, n);
-    json_nums(j, "ns", r->ns, n);
+    mm_json_nums(j, "ns", r->ns, n);
     mm_json_close(j, '}');
 }
 
@@ -299,10 +291,10 @@ static void write_info(mm_json_t *j, const run_t *r, const predict_t *p, double 
         sz[i] = r->cache[i].size;
     json_sizes(j, "hwloc_cache_bytes", sz, r->ncaches > 0 ? (size_t)r->ncaches : 0);
     mm_json_num(j, "memory_vs_l1_contrast", contrast);
-    json_nums(j, "latency_ns_used", p->lat, p->nlevels ? p->nlevels + 1 : 0);
-    json_nums(j, "hit_rates", p->hit, p->nlevels);
-    json_nums(j, "predicted_ns", p->pred, p->nlevels ? ROUNDS : 0);
-    json_nums(j, "measured_ns", p->meas, p->nlevels ? ROUNDS : 0);
+    mm_json_nums(j, "latency_ns_used", p->lat, p->nlevels ? p->nlevels + 1 : 0);
+    mm_json_nums(j, "hit_rates", p->hit, p->nlevels);
+    mm_json_nums(j, "predicted_ns", p->pred, p->nlevels ? ROUNDS : 0);
+    mm_json_nums(j, "measured_ns", p->meas, p->nlevels ? ROUNDS : 0);
     mm_json_close(j, '}');
 }
 

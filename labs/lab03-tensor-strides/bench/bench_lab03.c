@@ -192,10 +192,7 @@ static void write_series(mm_json_t *j, const size_t *tile, const double *frac)
     for (int t = 0; t < NTILES; t++)
         mm_json_int(j, NULL, (long long)tile[t]);
     mm_json_close(j, ']');
-    mm_json_array(j, "fraction_of_memcpy");
-    for (int t = 0; t < NTILES; t++)
-        mm_json_num(j, NULL, frac[t]);
-    mm_json_close(j, ']');
+    mm_json_nums(j, "fraction_of_memcpy", frac, NTILES);
     mm_json_close(j, '}');
     mm_json_close(j, '}');
 }

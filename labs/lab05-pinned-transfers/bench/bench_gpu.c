@@ -336,10 +336,7 @@ void gpu_series(mm_json_t *j, const gpu_series_t *s)
     for (int i = 0; i < s->n; i++)
         mm_json_int(j, NULL, (long long)s->bytes[i]);
     mm_json_close(j, ']');
-    mm_json_array(j, "pinned_over_pageable");
-    for (int i = 0; i < s->n; i++)
-        mm_json_num(j, NULL, s->ratio[i]);
-    mm_json_close(j, ']');
+    mm_json_nums(j, "pinned_over_pageable", s->ratio, (size_t)s->n);
     mm_json_close(j, '}');
 }
 

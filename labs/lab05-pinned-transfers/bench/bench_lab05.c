@@ -150,10 +150,7 @@ static void sweep_series(mm_json_t *j, const pt_plan_req_t *req)
     for (int i = 0; i < n; i++)
         mm_json_int(j, NULL, (long long)x[i]);
     mm_json_close(j, ']');
-    mm_json_array(j, "time_over_ideal");
-    for (int i = 0; i < n; i++)
-        mm_json_num(j, NULL, y[i]);
-    mm_json_close(j, ']');
+    mm_json_nums(j, "time_over_ideal", y, (size_t)n);
     mm_json_close(j, '}');
 }
 

@@ -281,14 +281,8 @@ static uint64_t file_sum(const char *path)
 static void write_stream_series(mm_json_t *j, const stream_t *s)
 {
     mm_json_object(j, "stream_rss");
-    mm_json_array(j, "consumed_mib");
-    for (size_t i = 0; i < s->npoints; i++)
-        mm_json_num(j, NULL, s->mib[i]);
-    mm_json_close(j, ']');
-    mm_json_array(j, "rss_growth_mib");
-    for (size_t i = 0; i < s->npoints; i++)
-        mm_json_num(j, NULL, s->growth[i]);
-    mm_json_close(j, ']');
+    mm_json_nums(j, "consumed_mib", s->mib, s->npoints);
+    mm_json_nums(j, "rss_growth_mib", s->growth, s->npoints);
     mm_json_close(j, '}');
 }
 

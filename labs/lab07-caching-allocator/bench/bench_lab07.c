@@ -375,14 +375,6 @@ static void bench_cuda(mm_json_t *j)
 }
 #endif
 
-static void write_array(mm_json_t *j, const char *key, const double *v, size_t n)
-{
-    mm_json_array(j, key);
-    for (size_t i = 0; i < n; i++)
-        mm_json_num(j, NULL, v[i]);
-    mm_json_close(j, ']');
-}
-
 /* Two series: memory over the trace (requested, allocated, reserved), and reserved minus
  * allocated. */
 static void write_series(mm_json_t *j, const series_t *s)
@@ -390,11 +382,11 @@ static void write_series(mm_json_t *j, const series_t *s)
     mm_json_object(j, "series");
     mm_json_object(j, "trace_memory");
     for (int k = 0; k < 4; k++)
-        write_array(j, SERIES_KEYS[k], s->v[k], s->n);
+        mm_json_nums(j, SERIES_KEYS[k], s->v[k], s->n);
     mm_json_close(j, '}');
     mm_json_object(j, "trace_unallocated");
-    write_array(j, SERIES_KEYS[0], s->v[0], s->n);
-    write_array(j, SERIES_KEYS[4], s->v[4], s->n);
+    mm_json_nums(j, SERIES_KEYS[0], s->v[0], s->n);
+    mm_json_nums(j, SERIES_KEYS[4], s->v[4], s->n);
     mm_json_close(j, '}');
     mm_json_close(j, '}');
 }
