@@ -76,7 +76,7 @@ class Grading:
     def _metrics(self, lab: Lab, built: build.Built, run_base: str) -> list[Item]:
         if self.parts == "tests":
             return []
-        metrics, report_json, _ = bench.run_bench(lab, os.path.join(built.out_dir, "bench"),
+        metrics, _, _ = bench.run_bench(lab, os.path.join(built.out_dir, "bench"),
                                                   run_base + "-bench")
         for it in metrics:
             self.out(report.item_line(it))

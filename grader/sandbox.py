@@ -23,13 +23,20 @@ _uid_lock = None   # the open lock file of this process's uid, held until it exi
 _uid = None
 
 
+def _base_dir() -> str:
+    """<tmp>/mlmem-sandbox-<euid>: run folders and uid locks, readable by the sandbox uids."""
+    base = os.path.join(tempfile.gettempdir(), f"mlmem-sandbox-{os.geteuid()}")
+    os.makedirs(base, exist_ok=True)
+    os.chmod(base, 0o755)
+    return base
+
+
 def sandbox_uid() -> int:
     """The uid this grader process runs student programs as (when root)."""
     global _uid_lock, _uid
     if _uid is not None:
         return _uid
-    base = os.path.join(tempfile.gettempdir(), f"mlmem-sandbox-{os.geteuid()}")
-    os.makedirs(base, exist_ok=True)
+    base = _base_dir()
     for k in range(UID_SLOTS):
         f = open(os.path.join(base, f"uid-{UID_BASE + k}.lock"), "w")
         try:
@@ -133,10 +140,7 @@ def _dropping() -> bool:
 def workdir(name: str, binary: str | None = None) -> str:
     """A fresh folder to run a student program in, reachable by the sandbox uid (a clone under
     /root is not): <tmp>/mlmem-sandbox-<euid>/<name>. Copies `binary` into it when given."""
-    base = os.path.join(tempfile.gettempdir(), f"mlmem-sandbox-{os.geteuid()}")
-    os.makedirs(base, exist_ok=True)
-    os.chmod(base, 0o755)
-    path = os.path.join(base, name)
+    path = os.path.join(_base_dir(), name)
     shutil.rmtree(path, ignore_errors=True)
     os.makedirs(path)
     if binary:

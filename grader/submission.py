@@ -15,7 +15,9 @@ def _has_labs(path: str, chosen: list[Lab]) -> bool:
 
 
 def _loose(path: str, chosen: list[Lab], scratch: str) -> str | None:
-    """Copies loose files (found anywhere under path, by base name) into scratch/<slug>/<rel>."""
+    """Copies loose files (found anywhere under path, by base name) into scratch/<slug>/<rel>,
+    emptied first so that no file of an earlier submission remains."""
+    shutil.rmtree(scratch, ignore_errors=True)
     found: dict[str, list[str]] = {}
     for d, _, files in os.walk(path):
         for f in files:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import statistics
 
 try:
     import tomllib
@@ -82,10 +83,8 @@ def _num(x: float) -> str:
 def _stats(vals: list[float]) -> str:
     if not vals:
         return "{ runs = 0 }"
-    s = sorted(vals)
-    med = s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
-    return (f"{{ min = {_num(s[0])}, median = {_num(med)}, max = {_num(s[-1])}, "
-            f"runs = {len(s)} }}")
+    return (f"{{ min = {_num(min(vals))}, median = {_num(statistics.median(vals))}, "
+            f"max = {_num(max(vals))}, runs = {len(vals)} }}")
 
 
 def write(p: str, entries: dict[str, dict[str, dict]], machine: str):

@@ -7,20 +7,17 @@ import shutil
 import subprocess
 import sys
 
-from conftest import ROOT
-from grader import sandbox, variants
+from conftest import ROOT, SANDBOX_ENV, sandbox_leftovers
+from grader import variants
 
 SLUG = "lab01-cache-lines"
-# The graders started here take sandbox uids from a range of their own (see test_faults.py).
-UID_BASE = 75000 + os.getpid() % 500 * sandbox.UID_SLOTS
 
 
 def batch(folder, out, *extra, timeout=1200):
     cmd = [sys.executable, "-m", "grader", "batch", str(folder), "--lab", "01", "--jobs", "2",
            "--out", str(out), *extra]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "MLMEM_TEST_TIMEOUT_S": "4",
-                               "MLMEM_SANDBOX_UID": str(UID_BASE)})
+                          env={**os.environ, "MLMEM_TEST_TIMEOUT_S": "4", **SANDBOX_ENV})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     with open(os.path.join(out, "summary.csv")) as f:
         return {r["student"]: r for r in csv.DictReader(f)}, proc.stdout
@@ -54,7 +51,4 @@ def test_batch_time_limit(make_variant, tmp_path):
     variants.make(SLUG, str(subs / "dave"), [hang])
     rows, _ = batch(subs, tmp_path / "out", "--timeout", "8", timeout=300)
     assert "time limit" in rows["dave"]["status"] and float(rows["dave"]["score"]) == 0
-    if os.geteuid() == 0:  # the cut-off grader took the student's processes with it
-        left = [p for uid in range(UID_BASE, UID_BASE + sandbox.UID_SLOTS)
-                for p in sandbox.live_processes(uid)]
-        assert left == []
+    assert sandbox_leftovers() == []  # the cut-off grader took the student's processes along

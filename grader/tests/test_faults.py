@@ -6,16 +6,12 @@ import os
 
 import pytest
 
-from conftest import ROOT, grade
-from grader import sandbox
+from conftest import ROOT, SANDBOX_ENV, grade, sandbox_leftovers
 
 SLUG = "lab01-cache-lines"
 ENTRY = "uint64_t cl_counters_total(const cl_counters_t *c)\n{\n"
 HIT = "test_totals_exact_under_contention"  # calls cl_counters_total with a live object
-# The graders these tests start take their sandbox uids from a range of their own, so that
-# "nothing left running" looks only at what these tests started.
-UID_BASE = 70000 + os.getpid() % 500 * sandbox.UID_SLOTS
-FAST = {"MLMEM_TEST_TIMEOUT_S": "4", "MLMEM_SANDBOX_UID": str(UID_BASE)}
+FAST = {"MLMEM_TEST_TIMEOUT_S": "4", **SANDBOX_ENV}
 
 
 def in_total(code: str) -> list[dict]:
@@ -39,10 +35,7 @@ def assert_only_hit(g, expect_in_output: str):
 
 
 def no_sandbox_processes_left():
-    if os.geteuid() == 0:
-        left = [p for uid in range(UID_BASE, UID_BASE + sandbox.UID_SLOTS)
-                for p in sandbox.live_processes(uid)]
-        assert left == []
+    assert sandbox_leftovers() == []
 
 
 def test_segfault(make_variant, tmp_path):
