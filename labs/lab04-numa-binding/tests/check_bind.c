@@ -13,15 +13,6 @@
 
 Suite *bind_suite(void);
 
-static hwloc_topology_t yours_system(void)
-{
-    hwloc_topology_t t = NULL;
-    int rc = nb_topo_load_system(&t);
-    ck_assert_msg(rc == 0 && t, "nb_topo_load_system returned %d (%s)", rc,
-                  strerror(rc < 0 ? -rc : 0));
-    return t;
-}
-
 static void assert_affinity(hwloc_const_bitmap_t want, const char *what)
 {
     hwloc_bitmap_t now = hwloc_bitmap_alloc();
@@ -33,7 +24,7 @@ static void assert_affinity(hwloc_const_bitmap_t want, const char *what)
 
 MM_TEST(test_bind_one_pu)
 {
-    hwloc_topology_t t = yours_system();
+    hwloc_topology_t t = tu_yours_system();
     hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(t);
     mm_rng_t r = MM_RNG();
     int k = (int)mm_rng_range(&r, 0, (uint64_t)hwloc_bitmap_weight(allowed) - 1);
@@ -59,7 +50,7 @@ MM_END_TEST
 
 MM_TEST(test_bind_node)
 {
-    hwloc_topology_t t = yours_system(), oracle = tu_system();
+    hwloc_topology_t t = tu_yours_system(), oracle = tu_system();
     hwloc_bitmap_t want = hwloc_bitmap_alloc();
     struct bitmask *cpus = numa_allocate_cpumask();
     for (hwloc_obj_t n = NULL; (n = hwloc_get_next_obj_by_type(oracle, HWLOC_OBJ_NUMANODE, n));) {
@@ -100,7 +91,7 @@ static void *bind_self(void *arg)
 
 MM_TEST(test_bind_is_per_thread)
 {
-    hwloc_topology_t t = yours_system();
+    hwloc_topology_t t = tu_yours_system();
     hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(t);
     if (hwloc_bitmap_weight(allowed) < 2)
         MM_SKIP("needs 2 CPUs to tell one thread's binding from the whole process's");
@@ -147,7 +138,7 @@ MM_END_TEST
 
 MM_TEST(test_bind_bad_args)
 {
-    hwloc_topology_t t = yours_system();
+    hwloc_topology_t t = tu_yours_system();
     hwloc_bitmap_t before = hwloc_bitmap_alloc(), set = hwloc_bitmap_alloc();
     tu_affinity(before);
     MM_ASSERT_ERR(nb_bind_thread(t, NULL), -EINVAL);
@@ -166,7 +157,7 @@ MM_END_TEST
 
 MM_TEST(test_bind_plan_here)
 {
-    hwloc_topology_t t = yours_system();
+    hwloc_topology_t t = tu_yours_system();
     hwloc_obj_t n = NULL;
     while ((n = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, n)) &&
            hwloc_bitmap_iszero(n->cpuset))

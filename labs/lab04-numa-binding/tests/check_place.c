@@ -15,15 +15,6 @@
 
 Suite *place_suite(void);
 
-static hwloc_topology_t yours_system(void)
-{
-    hwloc_topology_t t = NULL;
-    int rc = nb_topo_load_system(&t);
-    ck_assert_msg(rc == 0 && t, "nb_topo_load_system returned %d (%s)", rc,
-                  strerror(rc < 0 ? -rc : 0));
-    return t;
-}
-
 /* A random CPU this thread may run on; pins the thread there and returns it. */
 static int pin_somewhere(mm_rng_t *r)
 {
@@ -90,7 +81,7 @@ MM_END_TEST
 MM_TEST(test_touch_parallel_covers_every_page)
 {
     TU_NEED(TU_MOVE_PAGES);
-    hwloc_topology_t t = yours_system();
+    hwloc_topology_t t = tu_yours_system();
     hwloc_bitmap_t before = hwloc_bitmap_alloc(), after = hwloc_bitmap_alloc();
     tu_affinity(before);
     mm_rng_t r = MM_RNG();
@@ -123,7 +114,7 @@ MM_TEST(test_touch_parallel_follows_where)
 {
     TU_NEED(TU_MOVE_PAGES);
     enum { N = 64 };
-    hwloc_topology_t t = yours_system(), oracle = tu_system();
+    hwloc_topology_t t = tu_yours_system(), oracle = tu_system();
     hwloc_bitmap_t where = hwloc_bitmap_alloc();
     int st[N];
     for (hwloc_obj_t n = NULL; (n = hwloc_get_next_obj_by_type(oracle, HWLOC_OBJ_NUMANODE, n));) {
@@ -147,7 +138,7 @@ MM_END_TEST
 MM_TEST(test_touch_parallel_bad_args)
 {
     TU_NEED(TU_MOVE_PAGES);
-    hwloc_topology_t t = yours_system(), xml = tu_shipped("laptop-1node");
+    hwloc_topology_t t = tu_yours_system(), xml = tu_shipped("laptop-1node");
     hwloc_const_cpuset_t all = hwloc_topology_get_allowed_cpuset(t);
     hwloc_bitmap_t none = hwloc_bitmap_alloc(), far = hwloc_bitmap_alloc();
     hwloc_bitmap_only(far, 4000);
@@ -192,7 +183,7 @@ static void check_on_node(const char *p, size_t bytes, int node)
 MM_TEST(test_alloc_on_node)
 {
     TU_NEED(TU_MBIND | TU_MOVE_PAGES);
-    hwloc_topology_t t = yours_system(), oracle = tu_system();
+    hwloc_topology_t t = tu_yours_system(), oracle = tu_system();
     mm_rng_t r = MM_RNG();
     for (hwloc_obj_t n = NULL; (n = hwloc_get_next_obj_by_type(oracle, HWLOC_OBJ_NUMANODE, n));) {
         size_t bytes = (size_t)mm_rng_range(&r, 1, 4 << 20);
@@ -214,7 +205,7 @@ MM_END_TEST
 
 MM_TEST(test_alloc_bad_args)
 {
-    hwloc_topology_t t = yours_system(), xml = tu_shipped("laptop-1node");
+    hwloc_topology_t t = tu_yours_system(), xml = tu_shipped("laptop-1node");
     void *p = &p; /* a sentinel: failures must leave it alone */
     int missing = numa_max_node() + 1;
     MM_ASSERT_ERR(nb_alloc_on_node(t, 0, 4096, 1, NULL), -EINVAL);

@@ -60,6 +60,15 @@ hwloc_topology_t tu_yours(const char *name)
     return t;
 }
 
+hwloc_topology_t tu_yours_system(void)
+{
+    hwloc_topology_t t = NULL;
+    int rc = nb_topo_load_system(&t);
+    ck_assert_msg(rc == 0 && t != NULL, "nb_topo_load_system returned %d (%s)", rc,
+                  strerror(rc < 0 ? -rc : 0));
+    return t;
+}
+
 const char *tu_list(hwloc_const_bitmap_t set)
 {
     static char buf[4][512];

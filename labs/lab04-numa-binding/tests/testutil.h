@@ -13,6 +13,8 @@ hwloc_topology_t tu_system(void);
 
 /* The shipped topology `name` loaded by your nb_topo_load_xml_buffer (fails the test if not). */
 hwloc_topology_t tu_yours(const char *name);
+/* This machine loaded by your nb_topo_load_system (fails the test if not). */
+hwloc_topology_t tu_yours_system(void);
 
 /* A bitmap in list form ("0-13,112-125") for messages; one of 4 rotating static buffers. */
 const char *tu_list(hwloc_const_bitmap_t set);
