@@ -225,19 +225,6 @@ typedef struct {
     double mib[MAX_POINTS], growth[MAX_POINTS];
 } stream_t;
 
-static long long rss_bytes(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "VmRSS:", 6) == 0)
-            kib = atoll(line + 6);
-    if (f)
-        fclose(f);
-    return kib < 0 ? -1 : kib * 1024;
-}
-
 /* Reads VmRSS after every MiB consumed, inside the callback, while the window is mapped. */
 static int stream_consume(void *arg, uint64_t first, const void *records, uint64_t n)
 {
@@ -249,7 +236,7 @@ static int stream_consume(void *arg, uint64_t first, const void *records, uint64
         s->sum += sum_words(b, STREAM_RS);
         s->since += STREAM_RS;
         if (s->since >= MIB) {
-            long long g = rss_bytes() - s->rss0;
+            long long g = ds_base_rss() - s->rss0;
             s->peak = g > s->peak ? g : s->peak;
             if (s->npoints < MAX_POINTS) {
                 s->mib[s->npoints] = (double)((first + i + 1) * STREAM_RS) / MIB;
@@ -301,7 +288,7 @@ static stream_t *bench_stream(mm_json_t *j, const files_t *f, info_t *info)
         return NULL;
     }
     s->rd = rd;
-    s->rss0 = rss_bytes();
+    s->rss0 = ds_base_rss();
     uint64_t t0 = mm_now_ns();
     rc = ds_stream(rd, BUDGET, stream_consume, s);
     double t = mm_elapsed_s(t0);

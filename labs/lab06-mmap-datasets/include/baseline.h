@@ -24,4 +24,7 @@ int ds_base_write(const char *path, uint64_t record_size, uint64_t count, ds_bas
 int ds_base_pread_batch(int fd, uint64_t data_offset, uint64_t record_size, const uint64_t *idx,
                         size_t n, void *dst);
 
+/* This process's resident memory (VmRSS of /proc/self/status) in bytes, or -1 if unreadable. */
+long long ds_base_rss(void);
+
 #endif

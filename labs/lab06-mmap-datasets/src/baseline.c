@@ -3,6 +3,7 @@
 #include "baseline.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -121,4 +122,17 @@ int ds_base_pread_batch(int fd, uint64_t data_offset, uint64_t record_size, cons
             return got < 0 ? -errno : -EIO;
     }
     return 0;
+}
+
+long long ds_base_rss(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmRSS:", 6) == 0)
+            kib = atoll(line + 6);
+    if (f)
+        fclose(f);
+    return kib < 0 ? -1 : kib * 1024;
 }

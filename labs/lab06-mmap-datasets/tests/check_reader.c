@@ -167,7 +167,7 @@ MM_TEST(test_open_is_lazy)
     char *dir = tu_mkdir();
     const char *p = tu_path(dir, "big.bin", 0);
     tu_make(p, 4096, 16384, 2); /* 64 MiB, in the page cache after writing */
-    long long before = tu_rss();
+    long long before = ds_base_rss();
     ds_reader_t *rd = NULL;
     MM_ASSERT_OK(ds_open(&rd, p));
     const unsigned char *s0 = ds_sample(rd, 0);
@@ -175,8 +175,8 @@ MM_TEST(test_open_is_lazy)
     size_t in = tu_present(s0, 16384 * 4096);
     ck_assert_msg(in <= 16384 / 8, "right after ds_open, %zu of the 16384 pages of a 64 MiB file "
                   "are mapped in: open must map, not read or populate (MAP_POPULATE)", in);
-    ck_assert_msg(tu_rss() - before < (long long)(8 * MIB), "VmRSS grew by %lld KiB in ds_open",
-                  (tu_rss() - before) / 1024);
+    long long grew = ds_base_rss() - before;
+    ck_assert_msg(grew < (long long)(8 * MIB), "VmRSS grew by %lld KiB in ds_open", grew / 1024);
     const volatile unsigned char *s = ds_sample(rd, 9000);
     ck_assert_msg(tu_present((const void *)s, 1) == 0, "sample 9000 is mapped before any touch");
     (void)*s;
@@ -203,7 +203,7 @@ MM_TEST(test_fault_around)
     ds_reader_t *rd = NULL;
     MM_ASSERT_OK(ds_open(&rd, p));
     long min0, maj0, min1, maj1;
-    long long rss0 = tu_rss();
+    long long rss0 = ds_base_rss();
     uint64_t sum = 0;
     tu_faults(&min0, &maj0);
     uint64_t pages = touch(rd, 1, &sum);
@@ -215,8 +215,8 @@ MM_TEST(test_fault_around)
                   "should map many pages per fault", faults, (unsigned long long)pages);
     size_t in = tu_present(ds_sample(rd, 0), 8192 * 4096), all = 8192 * 4096 / tu_page();
     ck_assert_msg(in == all, "after touching every page, only %zu of %zu are mapped", in, all);
-    ck_assert_msg(tu_rss() - rss0 >= (long long)(24 * MIB), "after touching all 32 MiB, VmRSS "
-                  "grew by only %lld KiB", (tu_rss() - rss0) / 1024);
+    ck_assert_msg(ds_base_rss() - rss0 >= (long long)(24 * MIB), "after touching all 32 MiB, VmRSS "
+                  "grew by only %lld KiB", (ds_base_rss() - rss0) / 1024);
     ds_close(rd);
     tu_rmdir(dir);
 }
@@ -297,7 +297,7 @@ MM_TEST(test_advise_willneed)
     if (!rd)
         return;
     const unsigned char *want = ds_sample(rd, 1000);
-    long long rss0 = tu_rss();
+    long long rss0 = ds_base_rss();
     /* 64 KiB: one WILLNEED reads at most max(read_ahead_kb, max_sectors_kb) of the device,
      * which can be as little as 128 KiB */
     MM_ASSERT_OK(ds_advise(rd, 1000, 16, DS_ADV_WILLNEED));
@@ -310,7 +310,7 @@ MM_TEST(test_advise_willneed)
     }
     ck_assert_msg(in == pages, "MADV_WILLNEED on samples 1000..1015: only %zu of their %zu pages "
                   "reached the page cache", in, pages);
-    ck_assert_msg(tu_present(want, 16 * 4096) == 0 && tu_rss() - rss0 < (long long)MIB,
+    ck_assert_msg(tu_present(want, 16 * 4096) == 0 && ds_base_rss() - rss0 < (long long)MIB,
                   "MADV_WILLNEED fills the page cache; it maps nothing into this process");
     ds_close(rd);
     tu_rmdir(dir);
@@ -324,12 +324,12 @@ MM_TEST(test_advise_dontneed)
     tu_make(p, 4096, 8192, 8);
     ds_reader_t *rd = NULL;
     MM_ASSERT_OK(ds_open(&rd, p));
-    long long rss0 = tu_rss();
+    long long rss0 = ds_base_rss();
     uint64_t sum = 0;
     touch(rd, 1, &sum);
-    long long rss1 = tu_rss();
+    long long rss1 = ds_base_rss();
     MM_ASSERT_OK(ds_advise(rd, 0, ds_count(rd), DS_ADV_DONTNEED));
-    long long rss2 = tu_rss();
+    long long rss2 = ds_base_rss();
     ck_assert_msg(rss1 - rss0 > (long long)(24 * MIB), "touching 32 MiB grew VmRSS by only "
                   "%lld KiB", (rss1 - rss0) / 1024);
     ck_assert_msg(rss2 - rss0 < (long long)(2 * MIB), "after MADV_DONTNEED VmRSS is still %lld KiB "

@@ -26,7 +26,7 @@ typedef struct {
 
 static void sample_rss(consumer_t *c)
 {
-    long long now = tu_rss();
+    long long now = ds_base_rss();
     if (now > c->peak)
         c->peak = now;
     c->since_rss = 0;
@@ -88,12 +88,12 @@ static uint64_t naive_pass(const char *path, uint64_t rs, uint64_t n, long long 
     const unsigned char *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
     close(fd);
     ck_assert_msg(m != MAP_FAILED, "cannot map %s", path);
-    long long rss0 = tu_rss();
+    long long rss0 = ds_base_rss();
     uint64_t s = 0;
     for (uint64_t i = 0; i < n; i++)
         for (uint64_t k = 0; k < rs; k += 8)
             s += m[4096 + i * rs + k];
-    *growth = tu_rss() - rss0;
+    *growth = ds_base_rss() - rss0;
     munmap((void *)m, len);
     return s;
 }
@@ -114,7 +114,7 @@ MM_TEST(test_stream_rss_under_budget)
     }
     ds_reader_t *rd = NULL;
     MM_ASSERT_OK(ds_open(&rd, p));
-    consumer_t c = { .rd = rd, .rss0 = tu_rss() };
+    consumer_t c = { .rd = rd, .rss0 = ds_base_rss() };
     c.peak = c.rss0;
     MM_ASSERT_OK(ds_stream(rd, budget, consume, &c));
     ck_assert_msg(c.next == n && c.sum == want, "the stream must deliver every record once");

@@ -132,19 +132,6 @@ int tu_mappings_of(const char *needle)
     return n;
 }
 
-long long tu_rss(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "VmRSS:", 6) == 0)
-            kib = atoll(line + 6);
-    if (f)
-        fclose(f);
-    return kib < 0 ? -1 : kib * 1024;
-}
-
 void tu_faults(long *minor, long *major)
 {
     struct rusage u;

@@ -4,6 +4,7 @@
 #define DS_TEST_H
 #include <stddef.h>
 #include <stdint.h>
+#include "baseline.h" /* ds_base_rss, the writer and the pattern */
 
 /* Unchecked fixture of every test case: makes / removes (with everything in it) the folder the
  * scratch folders go in, from the parent process, whatever the tests did. */
@@ -32,8 +33,6 @@ int tu_open_fds(void);
 /* Mappings of this process whose path contains `needle`. */
 int tu_mappings_of(const char *needle);
 
-/* VmRSS of this process in bytes, or -1 if /proc/self/status does not say. */
-long long tu_rss(void);
 /* Minor and major page faults of this process so far (getrusage). */
 void tu_faults(long *minor, long *major);
 /* Pages of path resident in the page cache (mincore), and its total pages. */
