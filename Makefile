@@ -84,7 +84,7 @@ $(BUILD)/tools/hwinfo: common/hwinfo.c common/mm_hw.c common/mm_hw.h common/flag
 
 test:
 	@[ -d grader/tests ] || { echo "mlmem: make test needs the course repository (this student tree has no grader/tests)"; exit 2; }
-	@$(DEPS_OK)
+	@$(DEPS_OK) && bash common/setup-deps.sh clang
 	@py=$$(common/find-python.sh) && cd grader/tests && $$py -m pytest -q -p no:cacheprovider
 
 slides:

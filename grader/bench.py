@@ -1,13 +1,38 @@
 """Runs a lab's benchmark under limits, reads the one JSON object it prints, and scores each
-metric of lab.toml on its linear ramp."""
+metric of lab.toml: where the reference solution is at hand, a timed metric (one with
+`vs_reference`) as a fraction of the reference's figure measured in the same run, the two
+benchmarks interleaved; otherwise on the metric's calibrated ramp."""
 from __future__ import annotations
 
 import json
 import os
+import statistics
+from dataclasses import dataclass, field
 
 from . import hw, sandbox
 from .labs import Lab, Metric
 from .results import FAILED, PARTIAL, PASSED, SKIPPED, Item
+
+# Paired runs of yours and the reference's benchmark, in the order yours, reference, reference,
+# yours, ...: a drift of the machine's load during the pairs hits both sides alike.
+ROUNDS = 2
+
+
+@dataclass
+class Run:
+    """One run of a benchmark: its JSON report (None if unreadable), why there is none, and
+    its standard error (capped)."""
+    report: dict | None
+    why_none: str
+    stderr: str = ""
+
+
+@dataclass
+class BenchResult:
+    items: list[Item]
+    report: dict | None               # the report of the submission's first run
+    stderr: str = ""
+    runs: list[Run] = field(default_factory=list)
 
 
 def parse_report(stdout: str) -> dict | None:
@@ -24,16 +49,28 @@ def parse_report(stdout: str) -> dict | None:
 
 
 def describe(m: Metric, value: float) -> str:
-    better = "higher" if m.full > m.zero else "lower"
+    better = "higher" if m.higher_is_better else "lower"
     src = "" if m.source == "lab.toml" else f"; thresholds from {m.source}"
+    how = ("; provisional: calibrated thresholds, course staff score it against the reference"
+           if m.vs_reference else "")
     return (f"{value:.3g}{m.unit} (0 points at {m.zero:g}{m.unit}, full at {m.full:g}{m.unit}; "
-            f"{better} is better{src})")
+            f"{better} is better{src}{how})")
+
+
+def _entry(report: dict | None, name: str):
+    return (report or {}).get("metrics", {}).get(name)
+
+
+def _measured(entry) -> bool:
+    return (isinstance(entry, dict) and "skipped" not in entry and "error" not in entry and
+            isinstance(entry.get("value"), (int, float)))
 
 
 def score_metric(lab: Lab, m: Metric, report: dict | None, why_none: str) -> Item:
+    """A metric scored on its ramp (lab.toml's or the course's thresholds file's)."""
     item = Item(lab.id, "metric", m.name, m.points)
     skip = hw.unmet(m.requires)
-    entry = (report or {}).get("metrics", {}).get(m.name)
+    entry = _entry(report, m.name)
     if skip:
         item.status, item.output = SKIPPED, skip
     elif not isinstance(entry, dict):
@@ -41,25 +78,65 @@ def score_metric(lab: Lab, m: Metric, report: dict | None, why_none: str) -> Ite
     elif "skipped" in entry:
         item.status, item.output = SKIPPED, str(entry["skipped"])
     elif "error" in entry:
-        item.output = f"not measured: {entry['error']}"
+        item.output = f"failed: {entry['error']}"
     elif not isinstance(entry.get("value"), (int, float)):
         item.output = "not measured: the benchmark reported no number"
     else:
-        item.value = float(entry["value"])
-        item.score = round(m.score(item.value), 2)
-        item.status = PASSED if item.score >= m.points else PARTIAL if item.score > 0 else FAILED
-        detail = entry.get("detail")
-        item.output = describe(m, item.value) + (f"; {detail}" if detail else "")
+        _scored(item, m, float(entry["value"]), m.score(float(entry["value"])),
+                describe(m, float(entry["value"])), entry.get("detail"))
     return item
 
 
-def run_bench(lab: Lab, binary: str, run_name: str) -> tuple[list[Item], dict | None, str]:
-    """Runs the benchmark in sandbox.workdir(run_name). Returns the metric items, the
-    benchmark's JSON report (None if unreadable), and its stderr (capped)."""
-    skips = [hw.unmet(lab.requires) or hw.unmet(m.requires) for m in lab.metrics]
-    if all(skips):  # nothing this machine can measure: don't run the benchmark
-        return [Item(lab.id, "metric", m.name, m.points, status=SKIPPED, output=why)
-                for m, why in zip(lab.metrics, skips)], None, ""
+def _scored(item: Item, m: Metric, value: float, score: float, how: str, detail):
+    item.value = value
+    item.score = round(score, 2)
+    item.status = PASSED if item.score >= m.points else PARTIAL if item.score > 0 else FAILED
+    item.output = how + (f"; {detail}" if detail else "")
+
+
+def _fraction(m: Metric, yours: float, ref: float) -> float | None:
+    """Yours as a fraction of the reference's figure, higher is better; None if undefined."""
+    num, den = (yours, ref) if m.higher_is_better else (ref, yours)
+    return num / den if den > 0 and num >= 0 else None
+
+
+def score_vs_reference(lab: Lab, m: Metric, mine: list[Run], refs: list[Run]) -> Item:
+    """A timed metric scored as the median over paired runs of yours / the reference's figure.
+    Yours failing in any run fails the metric; a pair where either side's benchmark found the
+    machine unable to show the effect does not count; with no pair left the metric is skipped
+    (the reference's reason first). A reference that reported nothing falls back to the ramp."""
+    fractions, values, refs_seen, skips = [], [], [], []
+    for y, r in zip(mine, refs):
+        e, f = _entry(y.report, m.name), _entry(r.report, m.name)
+        if not _measured(e) and not (isinstance(e, dict) and "skipped" in e):
+            return score_metric(lab, m, y.report, y.why_none)
+        if isinstance(f, dict) and "skipped" in f:
+            skips.append(f"the reference's run: {f['skipped']}")
+        elif "skipped" in e:
+            skips.append(str(e["skipped"]))
+        elif _measured(f) and _fraction(m, e["value"], f["value"]) is not None:
+            fractions.append(_fraction(m, e["value"], f["value"]))
+            values.append(float(e["value"]))
+            refs_seen.append(float(f["value"]))
+    if not fractions:
+        if skips:
+            return Item(lab.id, "metric", m.name, m.points, status=SKIPPED, output=skips[0])
+        item = score_metric(lab, m, mine[0].report, mine[0].why_none)
+        item.output += f" (the reference's benchmark did not report it: {refs[0].why_none})"
+        return item
+    item = Item(lab.id, "metric", m.name, m.points)
+    frac, t = statistics.median(fractions), m.vs_reference
+    how = (f"{frac:.2f} of the reference (yours {statistics.median(values):.3g}{m.unit}, "
+           f"reference {statistics.median(refs_seen):.3g}{m.unit}; median of {len(fractions)} "
+           f"paired runs; 0 points at {t['zero']:g}, full at {t['full']:g} of the reference; "
+           "scored against the reference in this run)")
+    _scored(item, m, statistics.median(values), m.score_vs_reference(frac), how,
+            _entry(mine[0].report, m.name).get("detail"))
+    return item
+
+
+def run_once(lab: Lab, binary: str, run_name: str) -> Run:
+    """Runs the benchmark once in sandbox.workdir(run_name)."""
     limits = sandbox.Limits(timeout_s=lab.bench_timeout_s, address_space_mb=hw.address_space_mb(lab))
     run_dir = sandbox.workdir(run_name, binary)
     out = os.path.join(run_dir, "bench.json")
@@ -73,5 +150,27 @@ def run_bench(lab: Lab, binary: str, run_name: str) -> tuple[list[Item], dict | 
         report = None
     why = (f"the benchmark ended ({res.verdict()}) without reporting it"
            if report is None or not res.ok else "the benchmark did not report it")
-    items = [score_metric(lab, m, report, why) for m in lab.metrics]
-    return items, report, res.stderr
+    return Run(report, why, res.stderr)
+
+
+def run_bench(lab: Lab, binary: str, run_name: str, reference: str | None = None) -> BenchResult:
+    """Runs and scores the benchmark. `reference`: the reference solution's benchmark binary;
+    when given and the lab has timed metrics this machine can measure, both run ROUNDS times,
+    interleaved, and those metrics are scored against the reference."""
+    skips = [hw.unmet(lab.requires) or hw.unmet(m.requires) for m in lab.metrics]
+    if all(skips):  # nothing this machine can measure: don't run the benchmark
+        return BenchResult([Item(lab.id, "metric", m.name, m.points, status=SKIPPED, output=why)
+                            for m, why in zip(lab.metrics, skips)], None)
+    paired = reference and any(m.vs_reference and not s for m, s in zip(lab.metrics, skips))
+    if not paired:
+        run = run_once(lab, binary, run_name)
+        return BenchResult([score_metric(lab, m, run.report, run.why_none) for m in lab.metrics],
+                           run.report, run.stderr, [run])
+    mine, refs = [], []
+    for r in range(ROUNDS):
+        order = [(mine, binary), (refs, reference)]
+        for runs, b in (order if r % 2 == 0 else order[::-1]):
+            runs.append(run_once(lab, b, run_name + ("-reference" if runs is refs else "")))
+    items = [score_vs_reference(lab, m, mine, refs) if m.vs_reference else
+             score_metric(lab, m, mine[0].report, mine[0].why_none) for m in lab.metrics]
+    return BenchResult(items, mine[0].report, mine[0].stderr, mine)

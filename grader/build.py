@@ -50,13 +50,24 @@ def stage(lab: Lab, submission: str, dest: str) -> tuple[list[str], bool]:
     return missing, not os.path.isdir(sub_lab)
 
 
+def compiler_tag() -> str:
+    """'' for the default C compiler, else '-<name>' (CC=clang: '-clang'): objects built by one
+    compiler are never reused by another."""
+    cc = os.path.basename(os.environ.get("CC", "").split(" ")[0])
+    return "" if cc in ("", "cc", "gcc") else "-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", cc)
+
+
 def build(lab: Lab, submission: str, variant: str = "", werror: bool = False,
-          tag: str | None = None) -> Built:
-    """Stages and builds; `variant` is '' or a sanitizer ('asan', 'tsan')."""
+          tag: str | None = None, private: bool = False) -> Built:
+    """Stages and builds with $CC (default cc); `variant` is '' or a sanitizer ('asan',
+    'tsan'). private: the staged sources are readable by this user only (the reference's: the
+    programs the grader runs as another user must not read them)."""
     base = os.path.join(BUILD_DIR, "grade", tag or submission_tag(submission),
-                        lab.slug + (f"-{variant}" if variant else ""))
+                        lab.slug + (f"-{variant}" if variant else "") + compiler_tag())
     stage_dir, out_dir = os.path.join(base, "stage"), os.path.join(base, "out")
     missing, absent = stage(lab, submission, stage_dir)
+    if private:
+        os.chmod(stage_dir, 0o700)
     if absent:
         return Built(False, out_dir, f"the submission has no folder {lab.slug}/", missing, True)
     cmd = ["make", "-s", "-f", os.path.join(ROOT, "common", "lab-build.mk"),

@@ -39,7 +39,7 @@ def measure(lab: Lab, runs: int, out=print) -> dict:
         seen: dict = {v: {m.name: [] for m in lab.metrics} for v in bins}
         for r in range(runs):
             for v, binary in bins.items():
-                items, _, _ = bench.run_bench(lab, binary, f"calibrate-{lab.slug}-{v}")
+                items = bench.run_bench(lab, binary, f"calibrate-{lab.slug}-{v}").items
                 for it in items:
                     seen[v][it.name].append(it)
             out(f"  run {r + 1}/{runs} done")
@@ -50,8 +50,43 @@ def _values(items) -> list[float]:
     return [i.value for i in items if i.status != SKIPPED and i.value is not None]
 
 
+def fractions(m, seen: dict, variant: str) -> list[float]:
+    """What the grader scores where the reference is at hand, as calibration's alternating
+    runs give it: each round's figure over the reference's of the same round (the reference:
+    over its next round's), then the median of each two consecutive rounds (bench.ROUNDS)."""
+    ref = [i.value if i.status != SKIPPED else None for i in seen["reference"][m.name]]
+    mine = [i.value if i.status != SKIPPED else None for i in seen[variant][m.name]]
+    if variant == "reference":
+        mine, ref = mine[:-1], ref[1:]
+    per_round = [bench._fraction(m, y, r) if y is not None and r is not None else None
+                 for y, r in zip(mine, ref)]
+    k = bench.ROUNDS
+    groups = [[f for f in per_round[i:i + k] if f is not None] for i in range(0, len(per_round), k)]
+    return [statistics.median(g) for g in groups if g]
+
+
+def summary_vs_reference(lab: Lab, seen: dict, out=print):
+    timed = [m for m in lab.metrics if m.vs_reference]
+    if not timed:
+        return
+    out(f"\n  as scored where the reference is at hand (yours / reference, same round; median of "
+        f"{bench.ROUNDS} rounds)")
+    for m in timed:
+        t = m.vs_reference
+        for v in seen:
+            fr = fractions(m, seen, v)
+            if not fr:
+                continue
+            full = sum(m.score_vs_reference(f) >= m.points for f in fr)
+            zero = sum(m.score_vs_reference(f) == 0 for f in fr)
+            out(f"  {m.name:<24} {v:<10} {min(fr):7.3g} {statistics.median(fr):7.3g} "
+                f"{max(fr):7.3g}  {full:>4}  {zero:>4}  of {len(fr)}  ({t['zero']:g} / "
+                f"{t['full']:g} of the reference)")
+
+
 def summary(lab: Lab, seen: dict, runs: int, out=print):
-    out(f"\nlab {lab.id}: {runs} runs each; full/zero counted under the current thresholds")
+    out(f"\nlab {lab.id} on {hw.cpu_model()} ({hw.facts().get('cores', '?')} cores): {runs} runs "
+        "each; full/zero counted under the current thresholds")
     out(f"  {'metric':<24} {'variant':<10} {'min':>7} {'median':>7} {'max':>7}  full  zero  "
         "skip  (zero at / full at)")
     for m in lab.metrics:
@@ -68,6 +103,7 @@ def summary(lab: Lab, seen: dict, runs: int, out=print):
             zero = sum(i.score == 0 for i in scored)
             out(f"  {m.name:<24} {v:<10} {min(vals):7.3g} {statistics.median(vals):7.3g} "
                 f"{max(vals):7.3g}  {full:>4}  {zero:>4}  {skip:>4}  ({m.zero:g} / {m.full:g})")
+    summary_vs_reference(lab, seen, out)
 
 
 def proposals(lab: Lab, seen: dict, margin: float) -> dict[str, dict]:
@@ -87,7 +123,7 @@ def proposals(lab: Lab, seen: dict, margin: float) -> dict[str, dict]:
 
 def machine() -> str:
     f = hw.facts()
-    return f"{platform.node() or 'this machine'} ({f.get('cores', '?')} cores)"
+    return f"{platform.node() or 'this machine'}, {hw.cpu_model()} ({f.get('cores', '?')} cores)"
 
 
 def run(lab: Lab, runs: int, margin: float, dest: str | None, out=print) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from . import bench, build, checkrun, hidden, report
+from . import bench, build, checkrun, hidden, report, variants
 from .labs import Lab
 from .results import Item
 
@@ -73,11 +73,27 @@ class Grading:
         self.save(False)
         return tests
 
+    def _reference_bench(self, lab: Lab, built: build.Built) -> str | None:
+        """The reference solution's benchmark, built from the same pristine lab, when the
+        reference is at hand (variants.reference_root()) and the lab has timed metrics."""
+        root = variants.reference_root()
+        if not any(m.vs_reference for m in lab.metrics) or not os.path.isdir(
+                os.path.join(root, lab.slug)):
+            return None
+        if os.path.realpath(self.submission) == os.path.realpath(root):
+            return os.path.join(built.out_dir, "bench")
+        ref = build.build(lab, root, tag="reference", private=True)
+        if not ref.ok:
+            self.notes.append(f"lab {lab.id}: the reference does not build; timed metrics "
+                              f"scored on thresholds\n{build.first_errors(ref.log)}")
+            return None
+        return os.path.join(ref.out_dir, "bench")
+
     def _metrics(self, lab: Lab, built: build.Built, run_base: str) -> list[Item]:
         if self.parts == "tests":
             return []
-        metrics, _, _ = bench.run_bench(lab, os.path.join(built.out_dir, "bench"),
-                                                  run_base + "-bench")
+        metrics = bench.run_bench(lab, os.path.join(built.out_dir, "bench"), run_base + "-bench",
+                                  self._reference_bench(lab, built)).items
         for it in metrics:
             self.out(report.item_line(it))
         self.leaderboard += report.leaderboard(lab, metrics)

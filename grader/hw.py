@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import platform
 import subprocess
 
 from .labs import ROOT
@@ -84,3 +85,13 @@ def address_space_mb(lab) -> int | None:
     if uses_cuda and facts().get("cuda_devices", 0) > 0:
         return None
     return lab.address_space_mb
+
+
+def cpu_model() -> str:
+    """The CPU's model name as the kernel reports it ("AMD EPYC 9654", "Intel(R) Xeon(R) ..."),
+    or the machine type where /proc/cpuinfo names none (e.g. some Arm kernels)."""
+    for line in _read("/proc/cpuinfo").splitlines():
+        key, _, val = line.partition(":")
+        if key.strip() in ("model name", "Model", "cpu model") and val.strip():
+            return " ".join(val.split())
+    return platform.machine() or "unknown CPU"

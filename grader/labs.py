@@ -37,11 +37,26 @@ class Metric:
     unit: str = ""
     requires: dict = field(default_factory=dict)
     source: str = "lab.toml"         # where zero/full come from (or the thresholds file)
+    # A timed metric's ramp on "yours as a fraction of the reference's figure, same run"
+    # ({zero, full}, both fractions, full close to 1): used where the reference is present.
+    vs_reference: dict | None = None
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.full > self.zero
 
     def score(self, value: float) -> float:
         """Linear ramp from `zero` (no credit) to `full` (all points), clamped."""
-        frac = (value - self.zero) / (self.full - self.zero)
-        return self.points * min(1.0, max(0.0, frac))
+        return ramp(value, self.zero, self.full) * self.points
+
+    def score_vs_reference(self, fraction: float) -> float:
+        """The ramp of vs_reference on yours / reference (higher is better)."""
+        return ramp(fraction, self.vs_reference["zero"], self.vs_reference["full"]) * self.points
+
+
+def ramp(value: float, zero: float, full: float) -> float:
+    """0 at `zero`, 1 at `full`, linear in between, clamped (zero > full: lower is better)."""
+    return min(1.0, max(0.0, (value - zero) / (full - zero)))
 
 
 @dataclass
@@ -80,10 +95,24 @@ def _metric(m: dict, where: str) -> Metric:
     name = _need(m, "name", str, where)
     metric = Metric(name=name, title=m.get("title", name), points=_need(m, "points", float, where),
                     zero=_need(m, "zero", float, where), full=_need(m, "full", float, where),
-                    unit=m.get("unit", ""), requires=m.get("requires", {}))
+                    unit=m.get("unit", ""), requires=m.get("requires", {}),
+                    vs_reference=_vs_reference(m, f"{where}: metric {name}"))
     if metric.zero == metric.full:
         raise LabError(f"{where}: metric {name}: zero and full thresholds must differ")
     return metric
+
+
+def _vs_reference(m: dict, where: str) -> dict | None:
+    """vs_reference = { zero = Z, full = F }: fractions of the reference, 0 <= Z < F <= 1.5."""
+    if "vs_reference" not in m:
+        return None
+    t = _need(m, "vs_reference", dict, where)
+    z, f = _need(t, "zero", float, where + ".vs_reference"), _need(t, "full", float,
+                                                                   where + ".vs_reference")
+    if not 0 <= z < f <= 1.5:
+        raise LabError(f"{where}: vs_reference needs 0 <= zero < full <= 1.5 (fractions of the "
+                       f"reference's figure), not zero = {z:g}, full = {f:g}")
+    return {"zero": z, "full": f}
 
 
 def _calibrated(key: str, metrics: list[Metric]):

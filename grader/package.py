@@ -1,7 +1,9 @@
 """`make gradescope [LAB=NN] [HIDDEN=dir] [SECRET_SEED=n]`: Gradescope's autograder zip:
 setup.sh and run_autograder (grader/gradescope/) at the top, the student tree in mlmem/ (the
-release: no solutions), and optionally instructor-only tests and a secret seed. run_autograder
-writes /autograder/results/results.json, with a leaderboard of the measured metrics."""
+release: no solutions), the reference solutions' editable files in reference/ (outside the
+student tree, readable by root only once unpacked: the grader scores timed metrics against
+them), and optionally instructor-only tests and a secret seed. run_autograder writes
+/autograder/results/results.json, with a leaderboard of the measured metrics."""
 from __future__ import annotations
 
 import os
@@ -9,7 +11,7 @@ import shutil
 import tempfile
 import zipfile
 
-from . import labs, release
+from . import labs, release, variants
 from .labs import ROOT
 
 HERE = os.path.join(ROOT, "grader", "gradescope")
@@ -24,12 +26,24 @@ def _run_autograder(lab: str | None) -> str:
     return text
 
 
+def _reference(dest: str, chosen: list[labs.Lab]):
+    """Copies each lab's editable files of the reference solution into dest/<slug>/."""
+    for lab in chosen:
+        for rel in lab.editable:
+            src = os.path.join(variants.SOLUTIONS, lab.slug, rel)
+            if os.path.isfile(src):
+                os.makedirs(os.path.dirname(os.path.join(dest, lab.slug, rel)), exist_ok=True)
+                shutil.copyfile(src, os.path.join(dest, lab.slug, rel))
+
+
 def build(dest_zip: str, lab: str | None, hidden: str | None, secret_seed: str | None) -> str:
     """Writes the zip and returns its path."""
+    chosen = labs.select(lab)
     if lab:
-        lab = labs.select(lab)[0].id
+        lab = chosen[0].id
     with tempfile.TemporaryDirectory() as tmp:
         release.export(os.path.join(tmp, "mlmem"), git=False)
+        _reference(os.path.join(tmp, "reference"), chosen)
         if hidden:
             shutil.copytree(hidden, os.path.join(tmp, "hidden"))
         if secret_seed:

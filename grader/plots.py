@@ -49,8 +49,7 @@ def plot_lab(lab: Lab, submission: str) -> list[str]:
     if not built.ok:
         print(f"lab {lab.id}: does not build:\n{build.first_errors(built.log)}")
         return []
-    _, report, _ = bench.run_bench(lab, os.path.join(built.out_dir, "bench"),
-                                   f"plots-{lab.slug}")
+    report = bench.run_bench(lab, os.path.join(built.out_dir, "bench"), f"plots-{lab.slug}").report
     written = []
     for spec in lab.plots:
         series = ((report or {}).get("series") or {}).get(spec["series"])

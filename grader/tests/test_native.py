@@ -27,7 +27,10 @@ def test_common_helpers():
 
 @pytest.mark.parametrize("slug", SLUGS)
 @pytest.mark.parametrize("tree", ["labs", "solutions"])
-def test_builds_without_warnings(slug, tree):
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_builds_without_warnings(slug, tree, cc, monkeypatch):
+    """Students build with whatever their distribution ships: both compilers, no warnings."""
+    monkeypatch.setenv("CC", cc)
     built = build.build(labs.load(slug), os.path.join(ROOT, tree), werror=True,
                         tag=f"werror-{tree}")
     assert built.ok, build.first_errors(built.log, 20)

@@ -50,6 +50,7 @@ def test_gradescope_zip_grades_a_fake_autograder(tmp_path):
         z.extractall(ag / "source")
     assert "run_autograder" in names and "setup.sh" in names
     assert not any(n.startswith("mlmem/solutions/") for n in names)
+    assert "reference/lab01-cache-lines/src/counters.c" in names, "timed metrics need it"
     for f in ("counters.c", "stats.c", "linesize.c"):      # an upload of just the edited files
         shutil.copy(os.path.join(variants.SOLUTIONS, SLUG, "src", f), ag / "submission" / f)
     env = {**os.environ, "AUTOGRADER_ROOT": str(ag)}
@@ -59,5 +60,12 @@ def test_gradescope_zip_grades_a_fake_autograder(tmp_path):
         res = json.load(f)
     tests = [t for t in res["tests"] if "performance" not in t["name"]]
     assert sum(t["score"] for t in tests) == 40, run.stdout
+    perf = [t for t in res["tests"] if "performance" in t["name"] and "status" in t]
+    assert all("against the reference" in t["output"] for t in perf
+               if "counters_speedup" in t["name"] or "stats_speedup" in t["name"]), perf
+    assert oct(os.stat(ag / "source" / "reference").st_mode & 0o077) == "0o0"
     assert all(t["name"].startswith("lab01 /") for t in res["tests"])
-    assert any(e["name"] == "lab01 line_size_found" for e in res.get("leaderboard", []))
+    # Every metric this machine measured is on the leaderboard, whichever those are here.
+    measured = {"lab01 " + t["name"].split(": ", 1)[1] for t in res["tests"]
+                if "performance" in t["name"] and not t["output"].startswith("SKIPPED")}
+    assert {e["name"] for e in res.get("leaderboard", [])} == measured, run.stdout

@@ -102,8 +102,9 @@ def test_junit_marks_failures_and_skips(tmp_path):
 def test_bench_not_run_when_nothing_is_measurable(monkeypatch):
     monkeypatch.setattr(hw, "facts", lambda: {"cores": 1, "numa_nodes": 1, "cuda_devices": 0})
     lab = labs.load("lab01-cache-lines")
-    items, report_, _ = bench.run_bench(lab, "/nonexistent/bench", "unused")
-    assert report_ is None and len(items) == len(lab.metrics)
+    res = bench.run_bench(lab, "/nonexistent/bench", "unused", reference="/nonexistent/ref")
+    items = res.items
+    assert res.report is None and len(items) == len(lab.metrics)
     assert all(i.status == SKIPPED and "needs 2 cores" in i.output for i in items)
 
 
@@ -115,3 +116,68 @@ def test_cpu_quota_caps_cores(tmp_path):
     assert have["cores"] == 0 and "quota of 0.5 CPUs" in why
     (tmp_path / "cpu.max").write_text("max 100000\n")
     assert hw.cpu_quota(str(tmp_path)) is None
+
+
+def timed(zero=1.5, full=2.5, ref_zero=0.3, ref_full=0.8):
+    m = metric(zero, full)
+    m.vs_reference = {"zero": ref_zero, "full": ref_full}
+    return m
+
+
+def runs(*values):
+    """bench.Run objects whose report gives metric 'm' each value (a dict: the entry itself)."""
+    return [bench.Run({"metrics": {"m": v if isinstance(v, dict) else {"value": v}}}, "none")
+            for v in values]
+
+
+def test_vs_reference_scores_the_median_fraction():
+    lab = labs.load("lab01-cache-lines")
+    m = timed()
+    # Absolute figures far below lab.toml's ramp: the machine is slow, the ratio to the
+    # reference run beside them is what counts.
+    item = bench.score_vs_reference(lab, m, runs(0.9, 1.1), runs(1.0, 1.0))
+    assert item.status == PASSED and item.score == 10
+    assert "1.00 of the reference" in item.output and "scored against the reference" in item.output
+    item = bench.score_vs_reference(lab, m, runs(0.3, 0.25), runs(1.0, 1.0))
+    assert item.score == 0 and item.status == FAILED
+    item = bench.score_vs_reference(lab, m, runs(0.55, 0.55), runs(1.0, 1.0))
+    assert item.score == pytest.approx(5) and item.status == "partial"
+
+
+def test_vs_reference_lower_is_better_inverts_the_fraction():
+    lab = labs.load("lab01-cache-lines")
+    m = timed(zero=100, full=50)
+    item = bench.score_vs_reference(lab, m, runs(20, 20), runs(10, 10))
+    assert item.score == pytest.approx(4)          # 10/20 = 0.5 of the reference
+
+
+def test_vs_reference_skips_and_failures():
+    lab = labs.load("lab01-cache-lines")
+    m = timed()
+    gate = {"skipped": "this run could not show false sharing"}
+    item = bench.score_vs_reference(lab, m, runs(2.0, 2.0), runs(gate, gate))
+    assert item.status == SKIPPED and item.output.startswith("the reference's run: this run")
+    item = bench.score_vs_reference(lab, m, runs(2.0, 0.1), runs(gate, 2.0))
+    assert item.score == 0, "the pair the gate let through is the one that counts"
+    item = bench.score_vs_reference(lab, m, runs(2.0, {"error": "slot NULL"}), runs(2.0, 2.0))
+    assert item.status == FAILED and "slot NULL" in item.output
+    item = bench.score_vs_reference(lab, m, runs(2.5, 2.5), [bench.Run(None, "it crashed")] * 2)
+    assert item.score == 10 and "provisional" in item.output and "it crashed" in item.output
+
+
+def test_vs_reference_is_checked(tmp_path, monkeypatch):
+    lab = tmp_path / "lab96-x"
+    lab.mkdir()
+    (lab / "lab.toml").write_text('[lab]\ntitle="x"\neditable=[]\n[[metrics]]\nname="m"\n'
+                                  'points=1\nzero=1\nfull=2\nvs_reference={zero=0.9, full=0.5}\n')
+    monkeypatch.setattr(labs, "LABS_DIR", str(tmp_path))
+    with pytest.raises(labs.LabError, match="vs_reference needs 0 <= zero < full"):
+        labs.load("lab96-x")
+
+
+def test_leaderboard_lists_measured_metrics_with_their_direction():
+    lab = labs.load("lab02-effective-latency")
+    items = [Item("02", "metric", "prediction_error", 18, 18, PASSED, "", 0.1),
+             Item("02", "metric", "knees_found", 12, 0, SKIPPED, "no caches")]
+    board = report.leaderboard(lab, items)
+    assert board == [{"name": "lab02 prediction_error", "value": 0.1, "order": "asc"}]
