@@ -94,7 +94,7 @@ def _scored(item: Item, m: Metric, value: float, score: float, how: str, detail)
     item.output = how + (f"; {detail}" if detail else "")
 
 
-def _fraction(m: Metric, yours: float, ref: float) -> float | None:
+def fraction(m: Metric, yours: float, ref: float) -> float | None:
     """Yours as a fraction of the reference's figure, higher is better; None if undefined."""
     num, den = (yours, ref) if m.higher_is_better else (ref, yours)
     return num / den if den > 0 and num >= 0 else None
@@ -114,8 +114,8 @@ def score_vs_reference(lab: Lab, m: Metric, mine: list[Run], refs: list[Run]) ->
             skips.append(f"the reference's run: {f['skipped']}")
         elif "skipped" in e:
             skips.append(str(e["skipped"]))
-        elif _measured(f) and _fraction(m, e["value"], f["value"]) is not None:
-            fractions.append(_fraction(m, e["value"], f["value"]))
+        elif _measured(f) and fraction(m, e["value"], f["value"]) is not None:
+            fractions.append(fraction(m, e["value"], f["value"]))
             values.append(float(e["value"]))
             refs_seen.append(float(f["value"]))
     if not fractions:

@@ -6,6 +6,7 @@ figures and writes them to the course's thresholds file (grader/thresholds.py), 
 grader uses from then on."""
 from __future__ import annotations
 
+import datetime
 import os
 import platform
 import statistics
@@ -58,7 +59,7 @@ def fractions(m, seen: dict, variant: str) -> list[float]:
     mine = [i.value if i.status != SKIPPED else None for i in seen[variant][m.name]]
     if variant == "reference":
         mine, ref = mine[:-1], ref[1:]
-    per_round = [bench._fraction(m, y, r) if y is not None and r is not None else None
+    per_round = [bench.fraction(m, y, r) if y is not None and r is not None else None
                  for y, r in zip(mine, ref)]
     k = bench.ROUNDS
     groups = [[f for f in per_round[i:i + k] if f is not None] for i in range(0, len(per_round), k)]
@@ -84,6 +85,31 @@ def summary_vs_reference(lab: Lab, seen: dict, out=print):
                 f"{t['full']:g} of the reference)")
 
 
+def _cell(vals: list[float]) -> str:
+    return " | ".join(f"{x:.3g}" for x in (min(vals), statistics.median(vals), max(vals)))
+
+
+def handout_table(lab: Lab, seen: dict, runs: int) -> list[str]:
+    """The calibration table for the lab's handout, one row per metric and variant."""
+    rows = [f"On {hw.cpu_model()}, {hw.facts().get('cores', '?')} cores, `make calibrate LAB={lab.id} "
+            f"RUNS={runs}` ({datetime.date.today()}):", "",
+            "| metric | variant | runs | min | median | max | full | zero | skipped | "
+            "vs reference (min / median / max) |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for m in lab.metrics:
+        for v, per_metric in seen.items():
+            its = per_metric[m.name]
+            vals, skip = _values(its), sum(i.status == SKIPPED for i in its)
+            scored = [i for i in its if i.status != SKIPPED]
+            fr = fractions(m, seen, v) if m.vs_reference else []
+            rows.append(f"| {m.name} | {v} | {len(its)} | " +
+                        (_cell(vals) if vals else "— | — | —") +
+                        f" | {sum(i.score >= m.points for i in scored)}/{len(scored)} | "
+                        f"{sum(i.score == 0 for i in scored)}/{len(scored)} | {skip} | " +
+                        (" / ".join(f"{x:.2f}" for x in (min(fr), statistics.median(fr),
+                                                         max(fr))) if fr else "—") + " |")
+    return rows
+
+
 def summary(lab: Lab, seen: dict, runs: int, out=print):
     out(f"\nlab {lab.id} on {hw.cpu_model()} ({hw.facts().get('cores', '?')} cores): {runs} runs "
         "each; full/zero counted under the current thresholds")
@@ -104,6 +130,9 @@ def summary(lab: Lab, seen: dict, runs: int, out=print):
             out(f"  {m.name:<24} {v:<10} {min(vals):7.3g} {statistics.median(vals):7.3g} "
                 f"{max(vals):7.3g}  {full:>4}  {zero:>4}  {skip:>4}  ({m.zero:g} / {m.full:g})")
     summary_vs_reference(lab, seen, out)
+    out("\n  for the handout's Calibration section:\n")
+    for row in handout_table(lab, seen, runs):
+        out("  " + row)
 
 
 def proposals(lab: Lab, seen: dict, margin: float) -> dict[str, dict]:
