@@ -23,8 +23,9 @@
 #define ROUNDS 7 /* kernel time vs prediction: the median error of these */
 #define WALK_WARMUP ((size_t)1 << 19) /* steps before the timed ones (simulated, not counted) */
 #define WALK_STEPS ((size_t)1 << 21)  /* timed / counted steps */
-#define WALK_SEED 2024
+#define WALK_SEED 2024 /* round k walks from seed WALK_SEED + k */
 #define OBSERVABLE 3.0 /* memory must be this much slower than L1 for the run to mean anything */
+#define PAST_L2 3.0    /* your chase just past L2 must be this much slower than in L1 (score_knees) */
 static const el_walk_mix_t MIX = { 12, 3 }; /* 75 % hot, 18.75 % warm, 6.25 % cold */
 
 typedef struct {
@@ -65,11 +66,11 @@ static el_geom_t geom_of(const mm_cache_t *c)
     return (el_geom_t){ pow2_floor(sets ? sets : 1), ways, line };
 }
 
-/* The latency that stands for cache `level`: L1's is the staircase at the largest size that
- * fills at most half of it; a lower level's is the staircase at the first size at least twice
- * the level above it (the working set has just left that level behind: the least blurred by
- * TLB misses, and right even when the level's real share is smaller than hwloc says). */
-static double level_latency(const run_t *r, int level)
+/* The point of the staircase that stands for cache `level`: L1's is the largest size that fills
+ * at most half of it; a lower level's is the first size at least twice the level above it (the
+ * working set has just left that level behind: the least blurred by TLB misses, and right even
+ * when the level's real share is smaller than hwloc says). */
+static size_t level_point(const run_t *r, int level)
 {
     size_t i = 0;
     if (level == 0) {
@@ -79,7 +80,12 @@ static double level_latency(const run_t *r, int level)
         while (i + 1 < r->npoints && r->sizes[i] < 2 * r->cache[level - 1].size)
             i++;
     }
-    return r->ns[i];
+    return i;
+}
+
+static double level_latency(const run_t *r, int level)
+{
+    return r->ns[level_point(r, level)];
 }
 
 static void json_sizes(mm_json_t *j, const char *key, const size_t *v, size_t n)
@@ -100,8 +106,11 @@ static int level_visible(const run_t *r, int i)
 
 /* Matches hwloc's levels to your boundaries, in order: L1 and L2 within a factor of 2 of their
  * size; L3 and beyond anywhere above the level before, up to 2x their size (hwloc's L3 size is
- * the whole cache, not the share one core gets). Returns the matched levels; *scored: the levels
- * that count (those with a plateau of their own). */
+ * the whole cache, not the share one core gets). A knee in L3's window counts even when L2 has
+ * none: on the VM of the handout the reference's climb out of L2 sometimes comes as steps of
+ * 1.4x, 1.2x, 1.4x, none of them a boundary, while its L3 knee is plain. (What keeps a chase
+ * the prefetchers serve from scoring a far-out TLB knee there is past_l2_rise.) Returns the
+ * matched levels; *scored: the levels that count (those with a plateau of their own). */
 static size_t match_knees(const run_t *r, const size_t *knee, size_t nk, size_t *scored,
                           char *detail, size_t len)
 {
@@ -128,20 +137,36 @@ static size_t match_knees(const run_t *r, const size_t *knee, size_t nk, size_t 
     return matched;
 }
 
+/* The gate of knees_found: your staircase at the point that stands for L3 (the first size >=
+ * 2 x L2; 2 x L1 where hwloc reports no L2) against its L1 point. A random single cycle misses
+ * L2 on most loads there and pays at least L3's latency (12x L1's on the VM of the handout); a
+ * chain the prefetchers can follow still pays about L1's (1.1x there). The top of the staircase
+ * is no such test: where hwloc reports a huge L3 (a VM sees the host's), the top lies far beyond
+ * the TLB's reach, and page walks make even a sequential chain climb 3x there. Returns the
+ * ratio; *at: the size it was taken at. */
+static double past_l2_rise(const run_t *r, size_t *at)
+{
+    size_t i = level_point(r, r->ncaches > 2 ? 2 : r->ncaches);
+    *at = r->sizes[i];
+    return r->ns[i] / level_latency(r, 0);
+}
+
 static void score_knees(mm_json_t *j, const run_t *r)
 {
-    size_t knee[MAX_KNEES];
+    size_t knee[MAX_KNEES], at;
     int nk = el_find_knees(r->sizes, r->ns, r->npoints, knee, MAX_KNEES);
     char detail[512];
-    double rise = r->ns[r->npoints - 1] / r->ns[0];
+    double rise = past_l2_rise(r, &at);
     if (nk < 0) {
         snprintf(detail, sizeof detail, "el_find_knees failed: %s", strerror(-nk));
         mm_bench_fail(j, "knees_found", detail);
-    } else if (!(rise >= OBSERVABLE)) {
-        snprintf(detail, sizeof detail, "your staircase rises only %.1fx from %zu KiB to %zu MiB "
-                 "(memory should be %.0fx slower than L1 at least): are the loads dependent, in "
-                 "an order no prefetcher can guess?", rise, r->sizes[0] >> 10, r->top >> 20,
-                 OBSERVABLE);
+    } else if (!(rise >= PAST_L2)) {
+        unsigned below = r->cache[r->ncaches > 2 ? 1 : r->ncaches - 1].level;
+        snprintf(detail, sizeof detail, "your staircase at %zu KiB (twice L%u) is only %.1fx "
+                 "its latency at %zu KiB (in L1), where a random chain pays %.0fx or more: the "
+                 "prefetchers are serving your chase. Is it a random single cycle, each load's "
+                 "address the value of the load before?", at >> 10, below, rise,
+                 r->sizes[level_point(r, 0)] >> 10, PAST_L2);
         mm_bench_metric(j, "knees_found", 0.0, "", detail);
     } else {
         size_t scored, matched = match_knees(r, knee, (size_t)nk, &scored, detail, sizeof detail);
@@ -167,18 +192,26 @@ typedef struct {
     size_t nlevels;
 } predict_t;
 
-/* One round: your memory latency (chase over the top size) and prediction, then the kernel. */
-static int predict_round(const run_t *r, const el_walk_t *w, const uint64_t *trace,
-                         predict_t *p, int k)
+/* One round, one walk of its own (seed WALK_SEED + k): your memory latency (chase over the top
+ * size), the kernel timed, then the same walk's trace and your prediction for it. A fresh walk
+ * per round, timed before its trace is made: el_walk_trace loads the very records the walk
+ * loads, and where this core gets tens of MiB of L3 (a big host's), a walk repeated or traced
+ * just before would find its cold tier's records still cached and run faster than the
+ * simulation, which starts cold, can know. */
+static int predict_round(const run_t *r, const el_walk_t *w, uint64_t *trace, predict_t *p,
+                         int k)
 {
+    uint64_t seed = WALK_SEED + (uint64_t)k;
     int rc = el_chase_ns(r->top, LINE, MS_PER_POINT, &p->lat[p->nlevels]);
+    if (rc == 0)
+        rc = el_walk_time(w, MIX, seed, WALK_WARMUP, WALK_STEPS, &p->meas[k]);
+    if (rc == 0)
+        rc = el_walk_trace(w, MIX, seed, WALK_WARMUP + WALK_STEPS, trace);
     if (rc == 0)
         rc = el_predict_ns(trace, WALK_WARMUP + WALK_STEPS, EL_WALK_LOAD, WALK_WARMUP, p->geom,
                            p->lat, p->nlevels, p->hit, &p->pred[k]);
     if (rc == 0 && !(isfinite(p->pred[k]) && p->pred[k] > 0))
         rc = -ERANGE;
-    if (rc == 0)
-        rc = el_walk_time(w, MIX, WALK_SEED, WALK_WARMUP, WALK_STEPS, &p->meas[k]);
     if (rc == 0)
         p->err[k] = fabs(p->pred[k] - p->meas[k]) / p->meas[k];
     return rc;
@@ -187,7 +220,7 @@ static int predict_round(const run_t *r, const el_walk_t *w, const uint64_t *tra
 static void score_prediction(mm_json_t *j, const run_t *r, const el_walk_t *w, predict_t *p)
 {
     uint64_t *trace = malloc((WALK_WARMUP + WALK_STEPS) * sizeof *trace);
-    int rc = trace ? el_walk_trace(w, MIX, WALK_SEED, WALK_WARMUP + WALK_STEPS, trace) : -ENOMEM;
+    int rc = trace ? 0 : -ENOMEM;
     for (int k = 0; k < ROUNDS && rc == 0; k++)
         rc = predict_round(r, w, trace, p, k);
     free(trace);
