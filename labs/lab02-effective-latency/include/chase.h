@@ -17,10 +17,11 @@ int el_sattolo(size_t *next, size_t n, mm_rng_t *rng);
 
 /* Measures the latency of one dependent load over a working set of `bytes` bytes: a buffer from
  * el_pages_alloc (walk.h) cut into bytes / line nodes of `line` bytes, one pointer at the start
- * of each node, linked in a random single cycle (el_sattolo, generator seeded from `bytes`).
- * After a warm-up of one lap (at most 2^16 steps), follows the pointers in
- * batches for about `ms` milliseconds and writes to *ns the median over batches of the time per
- * load, in nanoseconds (the median ignores batches hit by an interrupt or a context switch).
+ * of each node, linked in a random single cycle (el_sattolo, generator seeded from `bytes`):
+ * node i points to node next[i]. After a warm-up of one lap (at most 2^16 steps), follows the
+ * pointers in batches for about `ms` milliseconds and writes to *ns the median over batches of
+ * the time per load, in nanoseconds (the median ignores batches hit by an interrupt or a context
+ * switch). The buffer goes back with el_pages_free, its chain still in it (a test reads it).
  * line: a power of two >= sizeof(void *); bytes >= 2 * line; 0 < ms <= 10000.
  * Returns 0; -EINVAL for bad arguments; -ENOMEM. */
 int el_chase_ns(size_t bytes, size_t line, double ms, double *ns);

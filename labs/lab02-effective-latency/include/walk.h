@@ -20,6 +20,13 @@ void *el_pages_alloc(size_t bytes);
 /* Frees what el_pages_alloc returned; NULL is ignored. */
 void el_pages_free(void *p);
 
+/* For tests: from now on, el_pages_free(p) calls fn(p, arg) just before it frees a block (not
+ * for NULL), so that a test can look at what a function left in its pages -- how your chase
+ * linked its nodes, say. fn == NULL turns that off. One hook for the whole program; not for
+ * use from several threads at once. */
+typedef void el_pages_hook_t(const void *p, void *arg);
+void el_pages_on_free(el_pages_hook_t *fn, void *arg);
+
 #define EL_WALK_NODE 64 /* bytes per node record: one line */
 #define EL_WALK_LOAD 8  /* bytes read per step */
 

@@ -28,8 +28,19 @@ void *el_pages_alloc(size_t bytes)
     return p;
 }
 
+static el_pages_hook_t *free_hook;
+static void *free_hook_arg;
+
+void el_pages_on_free(el_pages_hook_t *fn, void *arg)
+{
+    free_hook = fn;
+    free_hook_arg = arg;
+}
+
 void el_pages_free(void *p)
 {
+    if (p && free_hook)
+        free_hook(p, free_hook_arg);
     free(p);
 }
 

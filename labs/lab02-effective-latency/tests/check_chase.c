@@ -1,11 +1,12 @@
 /* Lab 02 tests, part B: Sattolo's single cycle, the pointer chase and the staircase. */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "chase.h"
 #include "mm_check.h"
-#include "mm_hw.h"
+#include "walk.h"
 
 Suite *chase_suite(void);
 
@@ -126,33 +127,100 @@ MM_TEST(test_chase_bad_args)
 }
 MM_END_TEST
 
-/* Working sets that sit in L1, in L2 and in memory (hwloc's sizes; common defaults without). */
-static void level_sizes(size_t *l1, size_t *l2, size_t *mem)
+/* What el_chase_ns left in its buffer, looked at through el_pages_on_free (walk.h) just before
+ * the buffer was freed: the chain of node pointers, followed from node 0. No clock involved. */
+typedef struct {
+    size_t n, line;     /* what the chase was asked for: n nodes of `line` bytes */
+    int found;          /* a freed block began with a pointer into itself */
+    int stray;          /* a node pointed outside the buffer or into the middle of a node */
+    size_t stray_node;  /* ... that node */
+    size_t visited;     /* nodes visited from node 0 before one came back */
+    int closed;         /* the one that came back was node 0 */
+    size_t same_stride; /* steps whose stride (next - this, mod n) is the step before's */
+} chain_t;
+
+/* The pointer at the start of node i, as a number. */
+static uintptr_t node_ptr(const char *buf, size_t line, size_t i)
 {
-    mm_cache_t c[MM_HW_MAX_CACHES];
-    int n = mm_hw_caches(c, MM_HW_MAX_CACHES);
-    size_t c1 = n > 0 ? c[0].size : 32 << 10, c2 = n > 1 ? c[1].size : 1 << 20;
-    size_t llc = n > 0 ? c[n - 1].size : 32 << 20;
-    *l1 = c1 / 2;
-    *l2 = c2 / 4 > 2 * c1 ? c2 / 4 : 2 * c1;
-    *mem = 4 * llc < ((size_t)64 << 20) ? (size_t)64 << 20 : 4 * llc;
-    if (*mem > ((size_t)256 << 20))
-        *mem = (size_t)256 << 20;
+    const char *const *p = (const char *const *)(buf + i * line);
+    return (uintptr_t)*p;
 }
 
-MM_TEST(test_chase_levels_ordered)
+/* Steps to the node that node `at` points to; returns 0 if its pointer is stray. */
+static int next_node(const char *buf, chain_t *c, size_t at, size_t *next)
 {
-    size_t s1, s2, sm;
-    level_sizes(&s1, &s2, &sm);
-    double t1 = 0, t2 = 0, tm = 0;
-    MM_ASSERT_OK(el_chase_ns(s1, 64, 20, &t1));
-    MM_ASSERT_OK(el_chase_ns(s2, 64, 20, &t2));
-    MM_ASSERT_OK(el_chase_ns(sm, 64, 20, &tm));
-    ck_assert_msg(t1 > 0 && t1 < t2 && t2 < tm, "expected L1 < L2 < memory, measured %.2f ns "
-                  "(%zu KiB), %.2f ns (%zu KiB), %.2f ns (%zu MiB)", t1, s1 >> 10, t2, s2 >> 10,
-                  tm, sm >> 20);
-    ck_assert_msg(tm >= 3 * t1, "memory (%.2f ns at %zu MiB) should be far slower than L1 "
-                  "(%.2f ns): is the chase really random and dependent?", tm, sm >> 20, t1);
+    uintptr_t base = (uintptr_t)buf, to = node_ptr(buf, c->line, at);
+    if (to < base || to - base >= c->n * c->line || (to - base) % c->line != 0) {
+        c->stray = 1;
+        c->stray_node = at;
+        return 0;
+    }
+    *next = (to - base) / c->line;
+    return 1;
+}
+
+static void look_at_chain(const void *block, void *arg)
+{
+    chain_t *c = arg;
+    const char *buf = block;
+    uintptr_t first = node_ptr(buf, c->line, 0), base = (uintptr_t)buf;
+    if (first < base || first - base >= c->n * c->line) /* not the chase's buffer */
+        return;
+    unsigned char *seen = calloc(c->n, 1);
+    if (!seen)
+        return;
+    *c = (chain_t){ .n = c->n, .line = c->line, .found = 1 };
+    size_t at = 0, next = 0, stride = SIZE_MAX;
+    while (!seen[at] && next_node(buf, c, at, &next)) {
+        seen[at] = 1;
+        c->visited++;
+        size_t s = (next + c->n - at) % c->n;
+        c->same_stride += s == stride;
+        stride = s;
+        at = next;
+    }
+    c->closed = !c->stray && at == 0;
+    free(seen);
+}
+
+/* Runs el_chase_ns(bytes, line, 1 ms) and looks at its chain on the way out. */
+static void chase_and_look(size_t bytes, size_t line, chain_t *c)
+{
+    double ns = 0;
+    *c = (chain_t){ .n = bytes / line, .line = line };
+    el_pages_on_free(look_at_chain, c);
+    int rc = el_chase_ns(bytes, line, 1, &ns);
+    el_pages_on_free(NULL, NULL);
+    ck_assert_msg(rc == 0, "el_chase_ns(%zu KiB, %zu-byte nodes, 1 ms) returned %d (%s)",
+                  bytes >> 10, line, rc, strerror(-rc));
+}
+
+/* The chase's chain must be one random cycle through every node: a shorter cycle measures a
+ * smaller working set; a chain with a fixed stride (node i -> i + 1, lmbench's default) is
+ * one cycle too, but the prefetchers fetch it ahead and the staircase comes out flat. */
+MM_TEST(test_chase_random_cycle)
+{
+    static const size_t cases[][2] = {
+        { 64 << 10, 64 }, { 96 << 10, 64 }, { 256 << 10, 128 }, { 1 << 20, 64 }
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t kib = cases[i][0] >> 10, line = cases[i][1];
+        chain_t c;
+        chase_and_look(cases[i][0], line, &c);
+        ck_assert_msg(c.found, "%zu KiB in %zu-byte nodes: no block freed with el_pages_free "
+                      "began with a pointer into itself: link the nodes in the buffer from "
+                      "el_pages_alloc, a pointer at the start of each, and free it with "
+                      "el_pages_free (chase.h)", kib, line);
+        ck_assert_msg(!c.stray, "%zu KiB in %zu-byte nodes: node %zu points outside the buffer "
+                      "or into the middle of a node", kib, line, c.stray_node);
+        ck_assert_msg(c.closed && c.visited == c.n, "%zu KiB in %zu-byte nodes: the chain from "
+                      "node 0 comes back after %zu of the %zu nodes: the chase runs in a smaller "
+                      "working set than asked (one cycle: Sattolo)", kib, line, c.visited, c.n);
+        ck_assert_msg(c.same_stride < c.n / 64, "%zu KiB in %zu-byte nodes: %zu of %zu steps "
+                      "have the same stride as the step before: the prefetchers see such a "
+                      "chain coming (link node i to next[i] of el_sattolo)", kib, line,
+                      c.same_stride, c.n);
+    }
 }
 MM_END_TEST
 
@@ -193,7 +261,7 @@ Suite *chase_suite(void)
     tcase_add_test(tc, test_sattolo_reproducible);
     tcase_add_test(tc, test_sattolo_bad_args);
     tcase_add_test(tc, test_chase_bad_args);
-    tcase_add_test(tc, test_chase_levels_ordered);
+    tcase_add_test(tc, test_chase_random_cycle);
     tcase_add_test(tc, test_chase_other_lines);
     tcase_add_test(tc, test_staircase_fills);
     suite_add_tcase(s, tc);
