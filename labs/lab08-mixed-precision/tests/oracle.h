@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define OR_X86 1
 #endif
@@ -80,15 +81,28 @@ static inline int or_soft_forced(void)
 }
 
 #ifdef OR_X86
+/* Whether this CPU (and OS) can run F16C's 256-bit conversions. CPUID leaf 1 rather than
+ * __builtin_cpu_supports("f16c"), which clang 14 does not know. */
+static inline int or_cpu_f16c(void)
+{
+    unsigned a, b, c, d;
+    return __builtin_cpu_supports("avx") && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
+}
+
+static inline int or_cpu_avx512bf16(void)
+{
+    return __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512vl");
+}
+
 static inline int or_have_f16c(void)
 {
-    return !or_soft_forced() && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+    return !or_soft_forced() && or_cpu_f16c();
 }
 
 static inline int or_have_avx512bf16(void)
 {
-    return !or_soft_forced() && __builtin_cpu_supports("avx512bf16") &&
-           __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+    return !or_soft_forced() && or_cpu_avx512bf16();
 }
 
 __attribute__((target("f16c,avx"))) static inline void
@@ -150,6 +164,8 @@ or_hw_bf16(const uint32_t *in, uint16_t *out, size_t n)
     }
 }
 #else
+static inline int or_cpu_f16c(void) { return 0; }
+static inline int or_cpu_avx512bf16(void) { return 0; }
 static inline int or_have_f16c(void) { return 0; }
 static inline int or_have_avx512bf16(void) { return 0; }
 #endif
