@@ -1,6 +1,7 @@
 /* Lab 08 benchmark: your bulk fp32 -> bf16 / fp16 conversions against memcpy of the same input,
- * in the same run; their exactness against an independent oracle; and the ZeRO figures of your
- * budget functions for `make plots`. Prints one JSON object (common/mm_bench.h). */
+ * in the same run, next to the CPU's own conversion instruction where it has one (the limit,
+ * reported, not scored); their exactness against an independent oracle; and the ZeRO figures of
+ * your budget functions for `make plots`. Prints one JSON object (common/mm_bench.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,13 +17,47 @@
 #define WARMUP 2
 #define EXACT_N (1u << 21) /* inputs of the exactness check */
 
+typedef int (*convert_fn)(const float *, uint16_t *, size_t);
+
 typedef struct {
     const float *src;
     float *copy;
     uint16_t *out;
-    int (*convert)(const float *, uint16_t *, size_t);
+    convert_fn convert;
     int rc; /* the first error the conversion returned */
 } conv_case_t;
+
+/* The CPU's conversion instruction for one format, when it has one: timed like yours. */
+typedef struct {
+    const char *name; /* the instruction, in words */
+    convert_fn convert;
+    double ratio; /* its time against memcpy's; 0 until measured */
+} hw_case_t;
+
+#ifdef OR_X86
+/* F16C's vcvtps2ph, rounding to nearest even: the same results as the lab's contract. n is a
+ * multiple of 8. */
+__attribute__((target("f16c,avx"))) static int hw_f16_n(const float *src, uint16_t *dst, size_t n)
+{
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+        __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT);
+        _mm_storeu_si128((__m128i *)(void *)(dst + i), h);
+    }
+    return 0;
+}
+
+/* AVX512-BF16's vcvtneps2bf16 (reads subnormal inputs as zero: only its speed is of interest
+ * here). n is a multiple of 16. */
+__attribute__((target("avx512bf16,avx512f,avx512vl"))) static int
+hw_bf16_n(const float *src, uint16_t *dst, size_t n)
+{
+    for (size_t i = 0; i + 16 <= n; i += 16) {
+        __m256bh b = _mm512_cvtneps_pbh(_mm512_loadu_ps(src + i));
+        memcpy(dst + i, &b, sizeof b);
+    }
+    return 0;
+}
+#endif
 
 /* The baseline: copy the 64 MiB of input (read 64 MiB, write 64 MiB). */
 static void run_memcpy(void *p)
@@ -62,11 +97,26 @@ static long first_mismatch(const conv_case_t *c, or_fmt_t fmt)
     return -1;
 }
 
-static void bench_conversion(mm_json_t *j, conv_case_t *c, or_fmt_t fmt, const char *metric)
+/* Times the hardware conversion against memcpy, like yours: hw->ratio, or 0 if it could not.
+ * Writes "hardware <name> <ratio>x memcpy" into text (empty if not measured). */
+static void bench_hardware(const conv_case_t *c, hw_case_t *hw, char *text, size_t len)
+{
+    conv_case_t h = *c;
+    h.convert = hw->convert;
+    mm_bench_case_t base = { "memcpy", run_memcpy, &h }, instr = { hw->name, run_convert, &h };
+    text[0] = '\0';
+    if (!hw->convert || mm_bench_paired_ratio(&base, &instr, WARMUP, REPS, &hw->ratio, NULL,
+                                              NULL) != 0)
+        return;
+    snprintf(text, len, ", hardware %s %.2fx memcpy (not scored)", hw->name, hw->ratio);
+}
+
+static void bench_conversion(mm_json_t *j, conv_case_t *c, or_fmt_t fmt, const char *metric,
+                             hw_case_t *hw)
 {
     mm_bench_case_t base = { "memcpy", run_memcpy, c }, yours = { "yours", run_convert, c };
     double ratio, tb, ty;
-    char why[200];
+    char why[300], hw_text[100];
     memset(c->out, 0, (size_t)N * sizeof *c->out);
     c->rc = 0;
     int timed = mm_bench_paired_ratio(&base, &yours, WARMUP, REPS, &ratio, &tb, &ty);
@@ -79,9 +129,10 @@ static void bench_conversion(mm_json_t *j, conv_case_t *c, or_fmt_t fmt, const c
                  "(input 0x%08x): 0x%04x", bad, or_bits(c->src[bad]), c->out[bad]);
         mm_bench_fail(j, metric, why);
     } else {
-        snprintf(why, sizeof why, "memcpy of the 64 MiB input %.1f ms (%.1f GB/s), your %s "
-                 "conversion %.1f ms; medians of %d rounds", tb * 1e3, 2 * 0x1p26 / tb / 1e9,
-                 fmt == OR_F16 ? "fp16" : "bf16", ty * 1e3, REPS);
+        bench_hardware(c, hw, hw_text, sizeof hw_text);
+        snprintf(why, sizeof why, "memcpy %.1f ms (%.1f GB/s), your %s %.1f ms%s; medians of %d "
+                 "rounds", tb * 1e3, 2 * 0x1p26 / tb / 1e9, fmt == OR_F16 ? "fp16" : "bf16",
+                 ty * 1e3, hw_text, REPS);
         mm_bench_metric(j, metric, ratio, "x memcpy", why);
     }
 }
@@ -154,9 +205,25 @@ static void write_zero_series(mm_json_t *j)
     mm_json_close(j, '}');
 }
 
+/* The info lines on the hardware conversions: speed, or why there is none. */
+static void write_hardware_info(mm_json_t *j, const hw_case_t *hw, const char *key)
+{
+    char line[160];
+    if (hw->ratio > 0)
+        snprintf(line, sizeof line, "%s: %.2fx memcpy", hw->name, hw->ratio);
+    else
+        snprintf(line, sizeof line, "%s", hw->convert ? "not measured" : "this CPU has none");
+    mm_json_str(j, key, line);
+}
+
 int main(void)
 {
     mm_json_t j;
+    hw_case_t hw16 = { "F16C vcvtps2ph", NULL, 0 }, hwbf = { "AVX512-BF16 vcvtneps2bf16", NULL, 0 };
+#ifdef OR_X86
+    hw16.convert = or_cpu_f16c() ? hw_f16_n : NULL;
+    hwbf.convert = or_cpu_avx512bf16() ? hw_bf16_n : NULL;
+#endif
     mm_json_begin(&j, mm_bench_output());
     mm_bench_begin(&j, "08");
     float *src = malloc((size_t)N * sizeof *src), *copy = malloc((size_t)N * sizeof *copy);
@@ -170,8 +237,8 @@ int main(void)
         memset(copy, 0, (size_t)N * sizeof *copy); /* fault every page in before timing */
         conv_case_t bf = { src, copy, out, mp_f32_to_bf16_n, 0 };
         conv_case_t hf = { src, copy, out, mp_f32_to_f16_n, 0 };
-        bench_conversion(&j, &bf, OR_BF16, "f32_to_bf16_vs_memcpy");
-        bench_conversion(&j, &hf, OR_F16, "f32_to_f16_vs_memcpy");
+        bench_conversion(&j, &bf, OR_BF16, "f32_to_bf16_vs_memcpy", &hwbf);
+        bench_conversion(&j, &hf, OR_F16, "f32_to_f16_vs_memcpy", &hw16);
         bench_exact(&j, src);
     }
     mm_bench_end_metrics(&j);
@@ -181,6 +248,8 @@ int main(void)
     mm_json_object(&j, "info");
     mm_json_int(&j, "floats_per_repetition", N);
     mm_json_str(&j, "baseline", "memcpy of the fp32 input (64 MiB read + 64 MiB written)");
+    write_hardware_info(&j, &hw16, "hardware_f16");
+    write_hardware_info(&j, &hwbf, "hardware_bf16");
     mm_json_end(&j);
     free(src), free(copy), free(out);
     return 0;
