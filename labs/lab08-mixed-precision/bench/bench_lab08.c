@@ -18,8 +18,8 @@
 #define EXACT_N (1u << 21) /* inputs of the exactness check */
 /* The gate: the benchmark's own scalar conversion (one call per element) must run at most this
  * fraction of memcpy's speed, or the machine's memory is too slow next to its cores for a
- * vectorized conversion to stand out, and the conversion metrics are skipped. Seen: 0.04-0.07
- * (AMD EPYC, -march=native) and 0.08 (Intel Xeon, -O2): far below, on an idle or busy machine. */
+ * vectorized conversion to stand out, and the conversion metrics are skipped. Seen: 0.07 (AMD
+ * EPYC guest); the naive variant's similar loop 0.08 on an Intel Xeon guest: far below. */
 #define OBSERVABLE 0.5
 #define GATE_REPS 5
 
