@@ -1,6 +1,7 @@
-/* Lab 01, part C: find the cache line size by experiment. Two threads on two cores hammer two
- * counters `distance` bytes apart; while both sit in one line, every write steals the line from
- * the other core and the pair slows down. The smallest distance with no slowdown is the line. */
+/* Lab 01, part C: find the cache line size by experiment. Two threads on two cores each add 1 to
+ * their own counter, `distance` bytes apart, with atomic read-modify-writes; while both counters
+ * sit in one line, every add must first take the line from the other core and the pair slows
+ * down. The smallest distance with no slowdown is the line. */
 #ifndef CL_LINESIZE_H
 #define CL_LINESIZE_H
 #include <stddef.h>
@@ -9,22 +10,39 @@
 #define CL_MAX_DISTANCE 4096
 
 /* Runs two threads, pinned to two different cores when the machine has two, that each add 1 to
- * their own counter `iters` times (*a for one, *b for the other) through a volatile pointer, and
- * starts them together. Adds exactly `iters` to *a and to *b. Returns 0 and sets *ns_per_op to the
- * wall time divided by iters; -EINVAL if a or b or ns_per_op is NULL, a == b, or iters == 0;
- * -EAGAIN if threads cannot be started. */
-int cl_pair_run(volatile uint64_t *a, volatile uint64_t *b, uint64_t iters, double *ns_per_op);
+ * their own counter `iters` times (*a for one, *b for the other), and starts them together.
+ * Every add is an atomic read-modify-write, e.g. __atomic_fetch_add(p, 1, __ATOMIC_RELAXED)
+ * (`lock add` on x86): a core can do one only while it holds the line exclusively, so two
+ * writers in one line take it from each other on every add. (A plain store, even through a
+ * volatile pointer, retires into the core's store buffer before the core owns the line, and
+ * the buffer hides most of that ping-pong: such a sweep can show no line at all.) Because the
+ * adds are atomic, other threads may add to *a or *b at the same time and no add is lost.
+ * Adds exactly `iters` to *a and to *b. Returns 0 and sets *ns_per_op to the wall time divided
+ * by iters;
+ *   -EINVAL: a or b or ns_per_op is NULL, a == b, or iters == 0 (the counters are untouched);
+ *   -EAGAIN: the second thread cannot be started (the counters are untouched). */
+int cl_pair_run(uint64_t *a, uint64_t *b, uint64_t iters, double *ns_per_op);
 
-/* For each distance[i] (a multiple of 8, 8..CL_MAX_DISTANCE) runs cl_pair_run on two counters
- * that distance apart, the first at the start of a page, and writes ns per increment to ns[i].
- * Returns 0; -EINVAL for NULL pointers, n == 0, iters == 0 or a bad distance; -ENOMEM. */
+/* For each distance[i] (a multiple of 8, 8..CL_MAX_DISTANCE), in order, runs cl_pair_run on two
+ * counters that distance apart in one buffer, the first at the start of a 4096-byte page
+ * (an address that is a multiple of 4096), and writes ns per increment to ns[i]. Returns 0;
+ *   -EINVAL: distance or ns is NULL, n == 0, iters == 0, or a bad distance (nothing is run);
+ *   -ENOMEM: no buffer;
+ *   -EAGAIN (or any error of cl_pair_run): passed on from the first run that fails, at once;
+ *            ns[i] from that distance on means nothing. */
 int cl_sweep(const size_t *distance, size_t n, uint64_t iters, double *ns);
 
 /* Infers the line size from a sweep: distance[0..n) strictly increasing, ns[i] > 0, n >= 2.
  * "Far" is the time at the largest distance. The answer is the smallest distance d such that
  * every distance >= d runs below the midpoint between far and the slowest time, i.e. below
  * far + (max - far) / 2. Returns 0 and sets *line; -EINVAL for bad arguments; -ENODATA when the
- * slowest time is under 1.5 x far (no false-sharing signal: e.g. both threads share one core). */
+ * slowest time is under 1.5 x far (no false-sharing signal: e.g. both threads share one core,
+ * or plain stores hid the ping-pong).
+ * A CPU whose adjacent-line prefetcher fetches lines in aligned pairs makes writers one line
+ * apart interfere too, but less: e.g. 8x below 64 B, 2.5x at 64 B, 1x from 128 B. A partial
+ * step like that, below the midpoint, does not move the answer (64 here); one above the
+ * midpoint (e.g. 8x, then 5x at 64 B) makes the answer 128, the pair of lines that such a CPU's
+ * writers must keep apart (its destructive-interference size). */
 int cl_infer_line_size(const size_t *distance, const double *ns, size_t n, size_t *line);
 
 #endif

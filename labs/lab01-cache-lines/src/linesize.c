@@ -8,10 +8,11 @@
 #include "mm_hw.h"    /* mm_hw_cores, mm_hw_pin_to_core, mm_hw_unpin */
 #include "mm_timer.h" /* mm_now_ns */
 
-int cl_pair_run(volatile uint64_t *a, volatile uint64_t *b, uint64_t iters, double *ns_per_op)
+int cl_pair_run(uint64_t *a, uint64_t *b, uint64_t iters, double *ns_per_op)
 {
     /* ===== YOUR CODE HERE =====
-     * One pthread increments *a while this thread increments *b; pin them to cores 0 and 1
+     * One pthread adds to *a while this thread adds to *b, each add an atomic read-modify-write
+     * (see linesize.h: __atomic_fetch_add, relaxed); pin them to cores 0 and 1
      * (mm_hw_pin_to_core), start both together (pthread_barrier_t), time from the start to the
      * join, and unpin this thread afterwards. */
     (void)a, (void)b, (void)iters, (void)ns_per_op;
@@ -21,7 +22,7 @@ int cl_pair_run(volatile uint64_t *a, volatile uint64_t *b, uint64_t iters, doub
 
 int cl_sweep(const size_t *distance, size_t n, uint64_t iters, double *ns)
 {
-    /* ===== YOUR CODE HERE: a page-aligned buffer, two counters distance[i] bytes apart ===== */
+    /* ===== YOUR CODE HERE: a page-aligned (4096) buffer, counters distance[i] bytes apart ===== */
     (void)distance, (void)n, (void)iters, (void)ns;
     return -ENOSYS;
     /* ===== END YOUR CODE ===== */

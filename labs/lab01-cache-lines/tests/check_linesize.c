@@ -1,5 +1,6 @@
 /* Lab 01 tests, part C: the two-writer experiment and line-size inference. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include "linesize.h"
 #include "mm_check.h"
@@ -46,6 +47,20 @@ MM_TEST(test_infer_midpoint_rule)
 }
 MM_END_TEST
 
+/* Pairs of lines interfering (an adjacent-line prefetcher): a partial step at 64 B below the
+ * midpoint is not the line; one above it makes the pair, 128 B, the answer. */
+MM_TEST(test_infer_pair_interference)
+{
+    size_t dist[8] = { 8, 16, 32, 64, 128, 256, 512, 1024 }, got = 0;
+    double ns[8] = { 8.0, 8.0, 8.0, 2.5, 1.0, 1.0, 1.0, 1.0 }; /* cut 4.5 */
+    MM_ASSERT_OK(cl_infer_line_size(dist, ns, 8, &got));
+    ck_assert_msg(got == 64, "2.5x at 64 B is under the cut (4.5x): the line is 64, got %zu", got);
+    ns[3] = 5.0;
+    MM_ASSERT_OK(cl_infer_line_size(dist, ns, 8, &got));
+    ck_assert_msg(got == 128, "5x at 64 B is over the cut (4.5x): the answer is 128, got %zu", got);
+}
+MM_END_TEST
+
 MM_TEST(test_infer_no_signal)
 {
     size_t dist[4] = { 8, 16, 32, 64 }, got = 0;
@@ -86,6 +101,49 @@ MM_TEST(test_pair_run_counts)
 }
 MM_END_TEST
 
+typedef struct {
+    uint64_t *a, *b;
+    int running, stop;
+    uint64_t added; /* to each counter */
+} meddler_t;
+
+/* A third writer: adds 1 to *a and 1 to *b, atomically, until told to stop. */
+static void *meddle(void *arg)
+{
+    meddler_t *m = arg;
+    __atomic_store_n(&m->running, 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE)) {
+        __atomic_fetch_add(m->a, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(m->b, 1, __ATOMIC_RELAXED);
+        m->added++;
+    }
+    return NULL;
+}
+
+MM_TEST(test_pair_run_atomic)
+{
+    uint64_t *buf = calloc(64, sizeof *buf), iters = 20000000;
+    ck_assert_ptr_nonnull(buf);
+    meddler_t m = { &buf[0], &buf[16], 0, 0, 0 };
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, meddle, &m), 0);
+    while (!__atomic_load_n(&m.running, __ATOMIC_ACQUIRE))
+        ;
+    double ns = 0;
+    int rc = cl_pair_run(&buf[0], &buf[16], iters, &ns);
+    __atomic_store_n(&m.stop, 1, __ATOMIC_RELEASE);
+    pthread_join(t, NULL);
+    MM_ASSERT_OK(rc);
+    ck_assert_msg(buf[0] == iters + m.added && buf[16] == iters + m.added,
+                  "the counters are %llu and %llu, but cl_pair_run's %llu adds and a third "
+                  "thread's %llu make %llu each: every add must be an atomic read-modify-write, "
+                  "so that none is lost", (unsigned long long)buf[0], (unsigned long long)buf[16],
+                  (unsigned long long)iters, (unsigned long long)m.added,
+                  (unsigned long long)(iters + m.added));
+    free(buf);
+}
+MM_END_TEST
+
 MM_TEST(test_pair_run_bad_args)
 {
     uint64_t c[2] = { 0, 0 };
@@ -118,9 +176,11 @@ Suite *linesize_suite(void)
     TCase *tc = tcase_create("linesize");
     tcase_add_test(tc, test_infer_synthetic);
     tcase_add_test(tc, test_infer_midpoint_rule);
+    tcase_add_test(tc, test_infer_pair_interference);
     tcase_add_test(tc, test_infer_no_signal);
     tcase_add_test(tc, test_infer_bad_args);
     tcase_add_test(tc, test_pair_run_counts);
+    tcase_add_test(tc, test_pair_run_atomic);
     tcase_add_test(tc, test_pair_run_bad_args);
     tcase_add_test(tc, test_sweep_fills_times);
     suite_add_tcase(s, tc);
