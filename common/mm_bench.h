@@ -27,6 +27,25 @@ int mm_bench_paired_ratio(const mm_bench_case_t *base, const mm_bench_case_t *yo
                           unsigned warmup, unsigned reps, double *ratio, double *t_base,
                           double *t_yours);
 
+/* What mm_bench_gated_ratio measured. */
+typedef struct {
+    double speedup;   /* median over counted rounds of t_base / t_yours */
+    double vs_ideal;  /* median over counted rounds of t_ideal / t_yours (about 1: as good) */
+    double contrast;  /* median over all rounds of t_base / t_ideal: the effect this run showed */
+    double t_base, t_yours; /* medians over counted rounds, seconds */
+    unsigned counted; /* rounds in which t_base / t_ideal >= min_contrast */
+} mm_bench_gated_t;
+
+/* The gate inside the measurement: in each of `reps` rounds (after `warmup`) times `base` (the
+ * naive layout), `ideal` (the benchmark's own version of the effect, never the student's code)
+ * and `yours`, in turn. A round counts only if this machine showed the effect in it,
+ * t_base / t_ideal >= min_contrast, so a load that comes and goes during the run costs rounds,
+ * not points. Fills *g (see mm_bench_gated_t; with no round counted, speedup, vs_ideal and the
+ * times are 0). reps 1..MM_BENCH_MAX_REPS. Returns 0, -EINVAL or -ENOMEM. */
+int mm_bench_gated_ratio(const mm_bench_case_t *base, const mm_bench_case_t *ideal,
+                         const mm_bench_case_t *yours, unsigned warmup, unsigned reps,
+                         double min_contrast, mm_bench_gated_t *g);
+
 /* Median of v[0..n) (n >= 1); reorders v. */
 double mm_median(double *v, size_t n);
 

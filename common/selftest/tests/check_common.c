@@ -8,6 +8,7 @@
 #include "mm_aligned.h"
 #include "mm_bench.h"
 #include "mm_check.h"
+#include "mm_cuda_check.h"
 #include "mm_hw.h"
 #include "mm_json.h"
 #include "mm_rng.h"
@@ -111,6 +112,32 @@ MM_TEST(test_paired_ratio)
 }
 MM_END_TEST
 
+/* Sleeps 1 ms on even calls and 4 ms on odd ones: an effect that comes and goes. */
+static void flicker(void *arg)
+{
+    unsigned *calls = arg;
+    usleep((*calls)++ % 2 ? 4000 : 1000);
+}
+
+MM_TEST(test_gated_ratio)
+{
+    unsigned base_us = 4000, yours_us = 2000, calls = 0;
+    mm_bench_case_t b = { "packed", slow, &base_us }, i = { "ideal", flicker, &calls },
+                    y = { "yours", slow, &yours_us };
+    mm_bench_gated_t g;
+    MM_ASSERT_OK(mm_bench_gated_ratio(&b, &i, &y, 0, 6, 2.0, &g));
+    ck_assert_msg(g.counted == 3, "the ideal showed the effect in 3 of 6 rounds, counted %u",
+                  g.counted);
+    ck_assert_msg(g.speedup > 1.3 && g.speedup < 3, "4 ms vs 2 ms gave %g", g.speedup);
+    ck_assert_msg(g.vs_ideal > 0.3 && g.vs_ideal < 0.8, "1 ms vs 2 ms gave %g", g.vs_ideal);
+    MM_ASSERT_OK(mm_bench_gated_ratio(&b, &i, &y, 0, 4, 50.0, &g));
+    ck_assert_msg(g.counted == 0 && g.speedup == 0, "no round can show 50x: counted %u",
+                  g.counted);
+    MM_ASSERT_ERR(mm_bench_gated_ratio(&b, NULL, &y, 0, 3, 2.0, &g), -EINVAL);
+    MM_ASSERT_ERR(mm_bench_gated_ratio(&b, &i, &y, 0, 0, 2.0, &g), -EINVAL);
+}
+MM_END_TEST
+
 static void speedup_doc(mm_json_t *j)
 {
     mm_bench_begin(j, "00");
@@ -154,6 +181,25 @@ MM_TEST(test_hw_facts)
 }
 MM_END_TEST
 
+/* The CUDA error mapping, on the runtime's numbers (no toolkit needed): every "no usable device"
+ * error becomes -ENODEV, so that the labs skip their GPU tests instead of failing them. */
+MM_TEST(test_cuda_errno_mapping)
+{
+    static const int no_device[] = { 3, 34, 35, 46, 100, 101, 802, 803, 804 };
+    static const int other[][2] = { { 0, 0 },          { 1, -EINVAL }, { 2, -ENOMEM },
+                                     { 600, -EAGAIN }, { 712, -EEXIST }, { 700, -EIO },
+                                     { 999, -EIO },    { -1, -EIO } };
+    for (size_t i = 0; i < sizeof no_device / sizeof no_device[0]; i++)
+        ck_assert_msg(mm_cuda_errno_of(no_device[i]) == -ENODEV,
+                      "cudaError %d means no usable device: want -ENODEV, got %d", no_device[i],
+                      mm_cuda_errno_of(no_device[i]));
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
+        ck_assert_msg(mm_cuda_errno_of(other[i][0]) == other[i][1],
+                      "cudaError %d: want %d, got %d", other[i][0], other[i][1],
+                      mm_cuda_errno_of(other[i][0]));
+}
+MM_END_TEST
+
 static Suite *common_suite(void)
 {
     Suite *s = suite_create("common");
@@ -163,9 +209,11 @@ static Suite *common_suite(void)
     tcase_add_test(tc, test_median);
     tcase_add_test(tc, test_json_writer);
     tcase_add_test(tc, test_paired_ratio);
+    tcase_add_test(tc, test_gated_ratio);
     tcase_add_test(tc, test_speedup_report);
     tcase_add_test(tc, test_timer_monotonic);
     tcase_add_test(tc, test_hw_facts);
+    tcase_add_test(tc, test_cuda_errno_mapping);
     suite_add_tcase(s, tc);
     return s;
 }

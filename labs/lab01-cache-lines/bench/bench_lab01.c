@@ -60,9 +60,10 @@ static void run_counters(void *p)
         pthread_join(t[w], NULL);
 }
 
-/* The packed-vs-ideal speed-up this run can show: the bench's own atomic counters 8 B apart
- * (one line) against 256 B apart, on one page. 0 if it could not be measured. */
-static double observable_speedup(void)
+/* The packed-vs-ideal speed-up the machine shows right now: the bench's own atomic counters 8 B
+ * apart (one line) against 256 B apart, on one page, `reps` rounds. 0 if it could not be
+ * measured. */
+static double observable_speedup(unsigned reps)
 {
     uint64_t *page = mm_aligned_alloc(4096, 4096);
     if (!page)
@@ -71,42 +72,59 @@ static double observable_speedup(void)
     counters_case_t near = { { &page[0], &page[1] } }, far = { { &page[0], &page[32] } };
     mm_bench_case_t cn = { "packed", run_counters, &near }, cf = { "ideal", run_counters, &far };
     double ratio = 0;
-    if (mm_bench_paired_ratio(&cn, &cf, WARMUP, REPS, &ratio, NULL, NULL) != 0)
+    if (mm_bench_paired_ratio(&cn, &cf, WARMUP, reps, &ratio, NULL, NULL) != 0)
         ratio = 0;
     mm_aligned_free(page);
     return ratio;
 }
 
-/* `closed`: why this run cannot show false sharing (the metric is skipped), or NULL. */
-static void bench_counters(mm_json_t *j, const char *closed)
+/* The metric from a gated measurement: skipped when fewer than half the rounds showed false
+ * sharing with the bench's own ideal layout, else your speed-up over the packed baseline. */
+static void report_gated(mm_json_t *j, const char *metric, const mm_bench_gated_t *g,
+                         const char *ideal, const char *workload)
+{
+    char d[400];
+    if (g->counted < (REPS + 1) / 2) {
+        snprintf(d, sizeof d, "this run could not show false sharing: %s ran at least %.1fx "
+                 "faster than packed ones in only %u of %d rounds (median %.2fx); rerun on an "
+                 "idle machine", ideal, OBSERVABLE, g->counted, REPS, g->contrast);
+        mm_bench_skip(j, metric, d);
+        return;
+    }
+    snprintf(d, sizeof d, "packed %.1f ms, yours %.1f ms: %.2f of the speed-up of %s (%.2fx); "
+             "medians of the %u of %d rounds that showed false sharing, %s", g->t_base * 1e3,
+             g->t_yours * 1e3, g->vs_ideal, ideal, g->contrast,
+             g->counted, REPS, workload);
+    mm_bench_metric(j, metric, g->speedup, "x", d);
+}
+
+static void bench_counters(mm_json_t *j)
 {
     cl_counters_t *mine = NULL;
     int rc = cl_counters_create(&mine, WORKERS, cl_line_size());
-    uint64_t *packed = cl_packed_counters_create(WORKERS);
-    if (rc != 0 || !packed) {
+    uint64_t *packed = cl_packed_counters_create(WORKERS), *page = mm_aligned_alloc(4096, 4096);
+    if (rc != 0 || !packed || !page) {
         char why[128];
         snprintf(why, sizeof why, "cl_counters_create failed: %s", strerror(rc < 0 ? -rc : ENOMEM));
         mm_bench_fail(j, "counters_speedup", why);
-        cl_packed_counters_destroy(packed);
-        return;
-    }
-    counters_case_t base = { { &packed[0], &packed[1] } };
-    counters_case_t yours = { { cl_counters_slot(mine, 0), cl_counters_slot(mine, 1) } };
-    mm_bench_case_t cb = { "packed", run_counters, &base }, cy = { "yours", run_counters, &yours };
-    double ratio, tb, ty;
-    uint64_t expect = (uint64_t)WORKERS * INCREMENTS * (REPS + WARMUP);
-    if (closed) {
-        mm_bench_skip(j, "counters_speedup", closed);
-    } else if (!yours.slot[0] || !yours.slot[1]) {
-        mm_bench_fail(j, "counters_speedup", "cl_counters_slot returned NULL");
-    } else if (mm_bench_paired_ratio(&cb, &cy, WARMUP, REPS, &ratio, &tb, &ty) != 0 ||
-               cl_counters_total(mine) != expect) {
-        mm_bench_fail(j, "counters_speedup", "cl_counters_total is wrong after the run");
     } else {
-        char what[64];
-        snprintf(what, sizeof what, "%d x %llu atomic increments", WORKERS, INCREMENTS);
-        mm_bench_speedup(j, "counters_speedup", ratio, "packed", tb, ty, REPS, what);
+        memset(page, 0, 4096);
+        counters_case_t base = { { &packed[0], &packed[1] } }, far = { { &page[0], &page[32] } };
+        counters_case_t yours = { { cl_counters_slot(mine, 0), cl_counters_slot(mine, 1) } };
+        mm_bench_case_t cb = { "packed", run_counters, &base }, ci = { "ideal", run_counters, &far },
+                        cy = { "yours", run_counters, &yours };
+        mm_bench_gated_t g;
+        uint64_t expect = (uint64_t)WORKERS * INCREMENTS * (REPS + WARMUP);
+        if (!yours.slot[0] || !yours.slot[1])
+            mm_bench_fail(j, "counters_speedup", "cl_counters_slot returned NULL");
+        else if (mm_bench_gated_ratio(&cb, &ci, &cy, WARMUP, REPS, OBSERVABLE, &g) != 0 ||
+                 cl_counters_total(mine) != expect)
+            mm_bench_fail(j, "counters_speedup", "cl_counters_total is wrong after the run");
+        else
+            report_gated(j, "counters_speedup", &g, "counters 256 B apart",
+                         "2 x 2000000 atomic increments");
     }
+    mm_aligned_free(page);
     cl_counters_destroy(mine);
     cl_packed_counters_destroy(packed);
 }
@@ -115,6 +133,7 @@ typedef struct {
     void (*add)(cl_accum_t *, unsigned, float);
     cl_accum_t *acc;
     const float *x;
+    unsigned stride; /* worker w adds into partial w * stride */
 } stats_case_t;
 
 typedef struct {
@@ -128,8 +147,9 @@ static void *feed(void *p)
     feed_arg_t *f = p;
     mm_hw_pin_to_core(f->w);
     size_t lo = (size_t)SAMPLES * f->w / WORKERS, hi = (size_t)SAMPLES * (f->w + 1) / WORKERS;
+    unsigned slot = f->w * f->c->stride;
     for (size_t i = lo; i < hi; i++)
-        f->c->add(f->c->acc, f->w, f->c->x[i]);
+        f->c->add(f->c->acc, slot, f->c->x[i]);
     return NULL;
 }
 
@@ -146,16 +166,36 @@ static void run_stats(void *p)
         pthread_join(t[w], NULL);
 }
 
-static void bench_stats(mm_json_t *j, const char *closed)
+#define IDEAL_STRIDE 8 /* the bench's own ideal: packed partials 8 x 32 B = 256 B apart */
+
+/* Times packed, ideal and yours; fails the metric if your result differs from the baseline's. */
+static void time_stats(mm_json_t *j, cl_accum_t *mine, cl_accum_t *packed, cl_accum_t *ideal,
+                       const float *x)
 {
-    if (closed) {
-        mm_bench_skip(j, "stats_speedup", closed);
-        return;
-    }
+    stats_case_t base = { cl_packed_accum_add, packed, x, 1 },
+                 far = { cl_packed_accum_add, ideal, x, IDEAL_STRIDE },
+                 yours = { cl_accum_add, mine, x, 1 };
+    mm_bench_case_t cb = { "packed", run_stats, &base }, ci = { "ideal", run_stats, &far },
+                    cy = { "yours", run_stats, &yours };
+    mm_bench_gated_t g;
+    cl_stats_t want, got;
+    int timed = mm_bench_gated_ratio(&cb, &ci, &cy, WARMUP, REPS, OBSERVABLE, &g);
+    cl_packed_accum_result(packed, &want);
+    if (timed != 0 || cl_accum_result(mine, &got) != 0 || got.count != want.count ||
+        got.min != want.min || got.max != want.max)
+        mm_bench_fail(j, "stats_speedup", "your accumulator's result differs from the baseline's");
+    else
+        report_gated(j, "stats_speedup", &g, "partials 256 B apart",
+                     "8388608 samples over 2 workers");
+}
+
+static void bench_stats(mm_json_t *j)
+{
     float *x = malloc(SAMPLES * sizeof *x);
-    cl_accum_t *mine = NULL, *packed = NULL;
+    cl_accum_t *mine = NULL, *packed = NULL, *ideal = NULL;
     int rc = cl_accum_create(&mine, WORKERS, mm_hw_line_size());
-    if (!x || cl_packed_accum_create(&packed, WORKERS, 64) != 0 || rc != 0) {
+    if (!x || cl_packed_accum_create(&packed, WORKERS, 64) != 0 ||
+        cl_packed_accum_create(&ideal, WORKERS * IDEAL_STRIDE, 64) != 0 || rc != 0) {
         char why[128];
         snprintf(why, sizeof why, "cl_accum_create failed: %s", strerror(rc ? -rc : ENOMEM));
         mm_bench_fail(j, "stats_speedup", why);
@@ -163,50 +203,58 @@ static void bench_stats(mm_json_t *j, const char *closed)
         mm_rng_t r = mm_rng_new(1);
         for (size_t i = 0; i < SAMPLES; i++)
             x[i] = (float)mm_rng_unit(&r);
-        stats_case_t base = { cl_packed_accum_add, packed, x }, yours = { cl_accum_add, mine, x };
-        mm_bench_case_t cb = { "packed", run_stats, &base }, cy = { "yours", run_stats, &yours };
-        double ratio, tb, ty;
-        cl_stats_t want, got;
-        int timed = mm_bench_paired_ratio(&cb, &cy, WARMUP, REPS, &ratio, &tb, &ty);
-        cl_packed_accum_result(packed, &want);
-        if (timed != 0 || cl_accum_result(mine, &got) != 0 || got.count != want.count ||
-            got.min != want.min || got.max != want.max) {
-            mm_bench_fail(j, "stats_speedup", "your accumulator's result differs from the baseline's");
-        } else {
-            char what[64];
-            snprintf(what, sizeof what, "%u samples over %d workers", SAMPLES, WORKERS);
-            mm_bench_speedup(j, "stats_speedup", ratio, "packed partials", tb, ty, REPS, what);
-        }
+        time_stats(j, mine, packed, ideal, x);
     }
     cl_accum_destroy(mine);
     cl_packed_accum_destroy(packed);
+    cl_packed_accum_destroy(ideal);
     free(x);
 }
 
 #define NDIST 8  /* 8 .. 1024 bytes */
-#define SWEEPS 5 /* each distance: median of this many sweeps */
+#define SWEEPS 5 /* each distance: median of the sweeps the machine let show false sharing */
+#define CHECK_REPS 5 /* rounds of the bench's own check before each sweep */
+#define MIN_SHOWN 2  /* fewer sweeps than this after a passed check: the metric is skipped */
 
 typedef struct {
     size_t dist[NDIST];
-    double ns[NDIST]; /* each distance's median over SWEEPS sweeps */
+    double ns[NDIST];      /* each distance's median over the sweeps shown (all, if too few) */
+    double check[SWEEPS];  /* the bench's own packed-vs-ideal speed-up just before each sweep */
+    unsigned shown;        /* sweeps whose check reached OBSERVABLE */
 } sweep_t;
 
-/* Runs your cl_sweep SWEEPS times. Returns 0, or the error of the first sweep that failed. */
+/* Each distance's median over the sweeps selected by use[k]. */
+static void sweep_medians(sweep_t *s, double runs[SWEEPS][NDIST], const int *use)
+{
+    double col[SWEEPS];
+    for (int i = 0; i < NDIST; i++) {
+        size_t n = 0;
+        for (int k = 0; k < SWEEPS; k++)
+            if (use[k])
+                col[n++] = runs[k][i];
+        s->ns[i] = mm_median(col, n);
+    }
+}
+
+/* Runs your cl_sweep SWEEPS times, each right after the bench's own false-sharing check, so that
+ * a sweep the machine blurred (the two vCPUs on one core for a while) does not count. Returns 0,
+ * or the error of the first sweep that failed. */
 static int run_sweeps(sweep_t *s)
 {
-    double runs[SWEEPS][NDIST], col[SWEEPS];
+    double runs[SWEEPS][NDIST];
+    int shown[SWEEPS], all[SWEEPS];
     for (int i = 0; i < NDIST; i++)
         s->dist[i] = (size_t)8 << i;
+    s->shown = 0;
     for (int k = 0; k < SWEEPS; k++) {
+        s->check[k] = observable_speedup(CHECK_REPS);
         int rc = cl_sweep(s->dist, NDIST, 4000000, runs[k]);
         if (rc != 0)
             return rc < 0 ? rc : -EIO;
+        shown[k] = s->check[k] >= OBSERVABLE, all[k] = 1;
+        s->shown += (unsigned)shown[k];
     }
-    for (int i = 0; i < NDIST; i++) {
-        for (int k = 0; k < SWEEPS; k++)
-            col[k] = runs[k][i];
-        s->ns[i] = mm_median(col, SWEEPS);
-    }
+    sweep_medians(s, runs, s->shown >= MIN_SHOWN ? shown : all);
     return 0;
 }
 
@@ -235,7 +283,7 @@ static void score_line(mm_json_t *j, size_t line, const char *sweep)
 
 /* Runs your sweep (into *s, for the plot, even when the metric is skipped or fails) and scores
  * your inference on it. Returns 1 if *s holds a sweep. */
-static int bench_linesize(mm_json_t *j, const char *closed, sweep_t *s)
+static int bench_linesize(mm_json_t *j, sweep_t *s)
 {
     char sweep[200], d[512];
     int rc = run_sweeps(s);
@@ -246,8 +294,13 @@ static int bench_linesize(mm_json_t *j, const char *closed, sweep_t *s)
     }
     describe_sweep(s, sweep, sizeof sweep);
     size_t line = 0;
-    if (closed) {
-        snprintf(d, sizeof d, "%s; your sweep's %s", closed, sweep);
+    if (s->shown < MIN_SHOWN) {
+        double c[SWEEPS];
+        memcpy(c, s->check, sizeof c);
+        snprintf(d, sizeof d, "this run could not show false sharing: before only %u of %d sweeps "
+                 "did counters 256 B apart run %.1fx faster than packed ones (median %.2fx); "
+                 "rerun on an idle machine; your sweep's %s", s->shown, SWEEPS, OBSERVABLE,
+                 mm_median(c, SWEEPS), sweep);
         mm_bench_skip(j, "line_size_found", d);
     } else if ((rc = cl_infer_line_size(s->dist, s->ns, NDIST, &line)) != 0) {
         /* the question first: the score table shows the first 200 characters */
@@ -275,20 +328,18 @@ static void write_series(mm_json_t *j, const sweep_t *s)
     mm_json_close(j, '}');
 }
 
-/* The three metrics, on a machine with two cores, scored only where the bench's own counters show
- * false sharing (*ideal: their speed-up); the sweep runs either way. The shortest measurements
- * come first, nearest the check. Returns 1 if *s has a sweep. */
+/* The three metrics, on a machine with two cores, each gated on the bench's own layouts showing
+ * false sharing as it runs: the timed two round by round, your sweep sweep by sweep (it runs,
+ * and is plotted, either way). *ideal: the median of the checks before the sweeps. Returns 1 if
+ * *s has a sweep. */
 static int bench_two_cores(mm_json_t *j, sweep_t *s, double *ideal)
 {
-    char why[200];
-    *ideal = observable_speedup();
-    snprintf(why, sizeof why, "this run could not show false sharing: counters 256 B apart ran "
-             "only %.2fx faster than packed ones (needs %.1fx); rerun on an idle machine", *ideal,
-             OBSERVABLE);
-    const char *closed = *ideal < OBSERVABLE ? why : NULL;
-    bench_counters(j, closed);
-    int have = bench_linesize(j, closed, s);
-    bench_stats(j, closed);
+    bench_counters(j);
+    bench_stats(j);
+    int have = bench_linesize(j, s);
+    double c[SWEEPS];
+    memcpy(c, s->check, sizeof c);
+    *ideal = have ? mm_median(c, SWEEPS) : -1;
     return have;
 }
 
