@@ -9,9 +9,10 @@ import sys
 import zipfile
 
 from conftest import ROOT
-from grader import release, variants
+from grader import labs, release, variants
 
 SLUG = "lab01-cache-lines"
+TIMED = "lab03-tensor-strides"      # a lab whose timed metrics are scored against the reference
 
 
 def test_release_is_verified_and_has_no_solutions(tmp_path):
@@ -39,7 +40,7 @@ def test_release_refuses_a_nonempty_destination(tmp_path):
 
 def test_gradescope_zip_grades_a_fake_autograder(tmp_path):
     zpath = tmp_path / "ag.zip"
-    proc = subprocess.run([sys.executable, "-m", "grader", "gradescope", "--lab", "01",
+    proc = subprocess.run([sys.executable, "-m", "grader", "gradescope", "--lab", "03",
                            "--dest", str(zpath)], cwd=ROOT, capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, proc.stderr
@@ -50,22 +51,24 @@ def test_gradescope_zip_grades_a_fake_autograder(tmp_path):
         z.extractall(ag / "source")
     assert "run_autograder" in names and "setup.sh" in names
     assert not any(n.startswith("mlmem/solutions/") for n in names)
-    assert "reference/lab01-cache-lines/src/counters.c" in names, "timed metrics need it"
-    for f in ("counters.c", "stats.c", "linesize.c"):      # an upload of just the edited files
-        shutil.copy(os.path.join(variants.SOLUTIONS, SLUG, "src", f), ag / "submission" / f)
+    assert f"reference/{TIMED}/src/copy.c" in names, "timed metrics are scored against it"
+    lab = labs.load(TIMED)
+    for rel in lab.editable:                               # an upload of just the edited files
+        shutil.copy(os.path.join(variants.SOLUTIONS, TIMED, rel), ag / "submission")
     env = {**os.environ, "AUTOGRADER_ROOT": str(ag)}
     run = subprocess.run(["bash", str(ag / "source" / "run_autograder")], env=env,
                          capture_output=True, text=True, timeout=900)
     with open(ag / "results" / "results.json") as f:
         res = json.load(f)
     tests = [t for t in res["tests"] if "performance" not in t["name"]]
-    assert sum(t["score"] for t in tests) == 40, run.stdout
-    perf = [t for t in res["tests"] if "performance" in t["name"] and "status" in t]
-    assert all("against the reference" in t["output"] for t in perf
-               if "counters_speedup" in t["name"] or "stats_speedup" in t["name"]), perf
+    assert sum(t["score"] for t in tests) == sum(t.points for t in lab.tests), run.stdout
+    assert all(t["name"].startswith("lab03 /") for t in res["tests"])
+    timed = {m.name for m in lab.metrics if m.vs_reference}
+    perf = {t["name"].split(": ", 1)[1]: t for t in res["tests"] if "performance" in t["name"]}
+    for name in timed:
+        t = perf[name]
+        assert t["output"].startswith("SKIPPED") or "against the reference" in t["output"], t
     assert oct(os.stat(ag / "source" / "reference").st_mode & 0o077) == "0o0"
-    assert all(t["name"].startswith("lab01 /") for t in res["tests"])
     # Every metric this machine measured is on the leaderboard, whichever those are here.
-    measured = {"lab01 " + t["name"].split(": ", 1)[1] for t in res["tests"]
-                if "performance" in t["name"] and not t["output"].startswith("SKIPPED")}
+    measured = {"lab03 " + n for n, t in perf.items() if not t["output"].startswith("SKIPPED")}
     assert {e["name"] for e in res.get("leaderboard", [])} == measured, run.stdout
