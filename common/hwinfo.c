@@ -6,6 +6,7 @@
 #include "mm_hw.h"
 #ifdef MM_HAVE_CUDA
 #include <cuda_runtime_api.h>
+#include "mm_cuda_check.h"
 #endif
 
 typedef struct {
@@ -14,24 +15,25 @@ typedef struct {
     int ncache, ngpu, cuda_devices;
     mm_cache_t caches[MM_HW_MAX_CACHES];
     mm_gpu_pci_t gpus[MM_HW_MAX_GPUS];
-    char cuda_status[320];
+    char cuda_status[400];
 } facts_t;
 
+/* CUDA devices this process can use: it creates a context on device 0, as the labs do, so a GPU
+ * that is listed but unusable (busy in exclusive-process mode, driver too old) counts as none. */
 static void cuda_facts(facts_t *f)
 {
 #ifdef MM_HAVE_CUDA
-    int n = 0;
-    cudaError_t e = cudaGetDeviceCount(&n);
-    f->cuda_devices = e == cudaSuccess ? n : 0;
-    if (e == cudaSuccess && n > 0) {
-        struct cudaDeviceProp p;
-        if (cudaGetDeviceProperties(&p, 0) == cudaSuccess)
-            snprintf(f->cuda_status, sizeof f->cuda_status, "%d device(s); device 0: %s", n,
-                     p.name);
-    } else {
-        snprintf(f->cuda_status, sizeof f->cuda_status, "no usable GPU (%s)",
-                 e == cudaSuccess ? "no CUDA device" : cudaGetErrorString(e));
-    }
+    char why[300];
+    f->cuda_devices = mm_cuda_usable(why, sizeof why);
+    struct cudaDeviceProp p;
+    if (f->cuda_devices > 0 && cudaGetDeviceProperties(&p, 0) == cudaSuccess)
+        snprintf(f->cuda_status, sizeof f->cuda_status, "%d device(s); device 0: %s, compute "
+                 "capability %d.%d", f->cuda_devices, p.name, p.major, p.minor);
+    else if (f->cuda_devices > 0)
+        snprintf(f->cuda_status, sizeof f->cuda_status, "%d device(s)", f->cuda_devices);
+    else
+        snprintf(f->cuda_status, sizeof f->cuda_status, "no usable GPU (%s)", why);
+    (void)cudaGetLastError();
 #else
     f->cuda_devices = 0;
     snprintf(f->cuda_status, sizeof f->cuda_status, "not built with CUDA (no nvcc found)");

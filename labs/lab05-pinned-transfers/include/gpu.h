@@ -13,14 +13,17 @@ extern "C" {
 
 #define PT_PIN_PERCENT 10 /* this lab pins at most 10 % of RAM */
 
-/* 1 if the CUDA runtime has a usable device; else 0 with the reason in why[0..n) (why may be
- * NULL): the runtime's message, e.g. "CUDA driver version is insufficient for CUDA runtime
- * version", or "built without CUDA (no nvcc found: set CUDA_HOME)". */
+/* 1 if this process can run work on CUDA device 0 (it creates the context to find out: a listed
+ * GPU can still be unusable, e.g. taken by another process in exclusive-process mode); else 0
+ * with the reason in why[0..n) (why may be NULL): the runtime's message and error name, e.g.
+ * "CUDA driver version is insufficient for CUDA runtime version (cudaErrorInsufficientDriver)",
+ * or "built without CUDA (no nvcc found: set CUDA_HOME)". */
 int pt_gpu_usable(char *why, size_t n);
 
 /* Maps a cudaError_t (passed as an int) to a negative errno, and clears the runtime's last
- * error: success 0; out of memory -ENOMEM; invalid value -EINVAL; no device, bad device or no
- * driver -ENODEV; not ready -EAGAIN; memory already registered -EEXIST; anything else -EIO. */
+ * error: success 0; out of memory -ENOMEM; invalid value -EINVAL; no usable device (none, a bad
+ * one, no driver or one too old, a busy exclusive-process GPU, a system not ready) -ENODEV; not
+ * ready -EAGAIN; memory already registered -EEXIST; anything else -EIO. */
 int pt_cuda_errno(int cuda_error);
 
 /* Physical memory of this machine in bytes (sysconf), at least 1. */

@@ -45,20 +45,13 @@ uint64_t pt_checksum(const uint32_t *v, size_t n)
 
 int pt_gpu_usable(char *why, size_t n)
 {
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    (void)cudaGetLastError();
-    if (e == cudaSuccess && count > 0)
-        return 1;
-    if (why && n > 0)
-        snprintf(why, n, "%s", e == cudaSuccess ? "no CUDA device" : cudaGetErrorString(e));
-    return 0;
+    return mm_cuda_usable(why, n) > 0;
 }
 
 int pt_cuda_errno(int cuda_error)
 {
     (void)cudaGetLastError();
-    return mm_cuda_errno((cudaError_t)cuda_error);
+    return mm_cuda_errno_of(cuda_error);
 }
 
 #else /* built without nvcc: the GPU parts say so */

@@ -12,13 +12,15 @@ extern "C" {
 
 typedef struct ca_cudadev ca_cudadev_t;
 
-/* 1 if the CUDA runtime has a usable device; else 0 with the runtime's reason in why[0..n)
- * (e.g. "CUDA driver version is insufficient for CUDA runtime version"). */
+/* 1 if this process can run work on CUDA device 0 (it creates the context to find out: a listed
+ * GPU can still be unusable, e.g. taken by another process in exclusive-process mode); else 0
+ * with the runtime's message and error name in why[0..n) (e.g. "CUDA driver version is
+ * insufficient for CUDA runtime version (cudaErrorInsufficientDriver)"). */
 int ca_cuda_usable(char *why, size_t n);
 
 /* Maps a cudaError_t (passed as int) to a negative errno: out of memory -ENOMEM, invalid value
- * -EINVAL, no device / bad device / no driver -ENODEV, not ready -EAGAIN, anything else -EIO;
- * cudaSuccess 0. */
+ * -EINVAL, no usable device (none, a bad one, no driver or one too old, a busy exclusive-process
+ * GPU, a system not ready) -ENODEV, not ready -EAGAIN, anything else -EIO; cudaSuccess 0. */
 int ca_cuda_errno(int cuda_error);
 
 /* Creates a back end for CUDA device `device`. Touches no driver: the first call that needs the

@@ -34,14 +34,7 @@ static int fail(cudaError_t e)
 
 int ca_cuda_usable(char *why, size_t n)
 {
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e == cudaSuccess && count > 0)
-        return 1;
-    if (why && n > 0)
-        snprintf(why, n, "%s", e == cudaSuccess ? "no CUDA device" : cudaGetErrorString(e));
-    (void)cudaGetLastError();
-    return 0;
+    return mm_cuda_usable(why, n) > 0;
 }
 
 static int select_device(ca_cudadev_t *d)
