@@ -128,6 +128,36 @@ MM_TEST(test_live_blocks_never_overlap)
 }
 MM_END_TEST
 
+static unsigned long long sim_raw_calls(const void *dev)
+{
+    ca_simdev_stats_t s;
+    ca_simdev_stats((const ca_simdev_t *)dev, &s);
+    return s.alloc_calls + s.free_calls;
+}
+
+/* What test_cuda_alloc_free does on a GPU, on the simulated device (addresses only): 24 blocks
+ * of 1 byte to 24 MiB, all freed, then each size again, alone, from the cache. */
+static void reuse_random_sizes(void)
+{
+    enum { N = 24 };
+    mm_rng_t r = MM_RNG();
+    ca_simdev_config_t cfg = { 1024 * MIB, 0, 0 };
+    td_t t = { 0 };
+    ck_assert_msg(ca_simdev_create(&t.dev, &cfg) == 0, "could not create the simulated device");
+    ca_simdev_backend(t.dev, &t.be);
+    MM_ASSERT_OK(ca_create(&t.a, &t.be));
+    void *p[N];
+    size_t size[N];
+    for (int i = 0; i < N; i++) {
+        size[i] = (size_t)mm_rng_range(&r, 1, 24 * MIB);
+        p[i] = td_alloc(&t, size[i], 0);
+    }
+    for (int i = 0; i < N; i++)
+        td_free(&t, p[i]);
+    td_reuse_each_size(t.a, size, N, sim_raw_calls, t.dev);
+    td_close(&t);
+}
+
 MM_TEST(test_cache_reuse_no_raw_calls)
 {
     static const size_t sizes[] = { 700, 4096, 300000, 1 << 20, 3000000, 9000000, 15000000 };
@@ -148,6 +178,7 @@ MM_TEST(test_cache_reuse_no_raw_calls)
     ck_assert_msg(td_stats(&t).reserved_bytes[CA_STAT_ALL].current == before.live_bytes,
                   "reserved_bytes is what the device handed out");
     td_close(&t);
+    reuse_random_sizes();
 }
 MM_END_TEST
 

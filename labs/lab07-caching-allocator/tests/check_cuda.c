@@ -32,6 +32,11 @@ static void cuda_close(cuda_td_t *t)
     ca_destroy(t->a);
     ca_cudadev_destroy(t->dev);
 }
+
+static unsigned long long cuda_raw_calls(const void *dev)
+{
+    return ca_cudadev_raw_calls((const ca_cudadev_t *)dev);
+}
 #endif
 
 MM_TEST(test_cuda_errors_pass_through)
@@ -86,12 +91,7 @@ MM_TEST(test_cuda_alloc_free)
     }
     for (int i = 0; i < N; i++)
         MM_ASSERT_OK(ca_free(t.a, p[i]));
-    unsigned long long raw = ca_cudadev_raw_calls(t.dev);
-    for (int i = 0; i < N; i++)
-        MM_ASSERT_OK(ca_alloc(t.a, size[i], 0, (void **)&p[i]));
-    ck_assert_msg(ca_cudadev_raw_calls(t.dev) == raw, "the same sizes again: no cudaMalloc");
-    for (int i = 0; i < N; i++)
-        MM_ASSERT_OK(ca_free(t.a, p[i]));
+    td_reuse_each_size(t.a, size, N, cuda_raw_calls, t.dev); /* no cudaMalloc */
     MM_ASSERT_OK(ca_empty_cache(t.a));
     ca_stats_t s;
     MM_ASSERT_OK(ca_get_stats(t.a, &s));

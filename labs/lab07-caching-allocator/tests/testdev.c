@@ -55,6 +55,21 @@ void td_free(td_t *t, void *p)
     MM_ASSERT_OK(ca_free(t->a, p));
 }
 
+void td_reuse_each_size(ca_allocator_t *a, const size_t *size, int n, td_raw_calls_t raw_calls,
+                        const void *dev)
+{
+    for (int i = 0; i < n; i++) {
+        void *p = NULL;
+        unsigned long long before = raw_calls(dev);
+        MM_ASSERT_OK(ca_alloc(a, size[i], 0, &p));
+        unsigned long long after = raw_calls(dev);
+        MM_ASSERT_OK(ca_free(a, p));
+        if (after != before)
+            ck_abort_msg("size %zu (block %d of %d) again, alone, after all were freed: its own "
+                         "segment is free, yet the allocator called the back end", size[i], i, n);
+    }
+}
+
 #define EDGE (16 * KIB)
 
 static unsigned char pattern(uint32_t tag, size_t i)

@@ -39,6 +39,16 @@ void *td_alloc(td_t *t, size_t size, ca_stream_t stream);
 /* ca_free that must succeed. */
 void td_free(td_t *t, void *p);
 
+/* The back end's raw calls so far (raw_alloc and raw_free), read from `dev`. */
+typedef unsigned long long (*td_raw_calls_t)(const void *dev);
+
+/* After every block has been freed, each of size[0..n) again, alone (ca_alloc, then ca_free on
+ * stream 0), must come from the cache: the segment it was carved from is whole and free again.
+ * All of them at once need not fit (best fit may put a small block into the segment a large one
+ * came from: 5, 14, 12 MiB), so this checks one at a time. Asserts. */
+void td_reuse_each_size(ca_allocator_t *a, const size_t *size, int n, td_raw_calls_t raw_calls,
+                        const void *dev);
+
 /* Fills n bytes with the pattern of `tag` / checks them (returns 1 if intact). Blocks larger
  * than 64 KiB get their first and last 16 KiB patterned, which is enough to see a poisoned
  * (released) segment or a neighbour written over an edge. */
