@@ -31,6 +31,22 @@ def _make(lab_src: str, out: str, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=900)
 
 
+@pytest.mark.skipif(not HAVE_NVCC, reason="no nvcc: the CUDA labs build without CUDA")
+@pytest.mark.parametrize("slug", [LAB05, LAB07])
+def test_asan_settings_for_cuda_in_every_program(slug):
+    built = build.build(labs.load(slug), os.path.join(ROOT, "solutions"), variant="asan",
+                        werror=True)
+    assert built.ok, build.first_errors(built.log, 20)
+    progs = [f for f in os.listdir(built.out_dir)
+             if os.path.isfile(os.path.join(built.out_dir, f)) and f != "liblab.a"]
+    assert "check_lab" in progs and "bench" in progs
+    for prog in progs:
+        syms = subprocess.run(["nm", os.path.join(built.out_dir, prog)], capture_output=True,
+                              text=True).stdout
+        assert " T __asan_default_options" in syms, prog
+        assert " T __lsan_default_suppressions" in syms, prog
+
+
 def test_lab05_budget_check_fits_a_small_address_space():
     """test_pipe_create_checks refuses a plan over 10 % of RAM without reserving it: under an
     address-space limit below that (a host with more RAM than the limit covers) it still runs."""
