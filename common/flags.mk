@@ -1,10 +1,11 @@
 # Compiler flags shared by every build (compile-time knobs in one place).
 #   WERROR=1   warnings are errors (the project's own code is built this way by `make test`)
 #   SAN=asan   AddressSanitizer + UndefinedBehaviorSanitizer;  SAN=tsan  ThreadSanitizer
-#   CUDA_HOME  where the CUDA toolkit lives (nvcc, cudart); without nvcc the GPU parts are off
+#   CUDA_HOME  where the CUDA toolkit lives (nvcc, cudart); without a working nvcc the GPU parts
+#              are off (see NVCC below)
 CC        ?= cc
 CUDA_HOME ?= /usr/local/cuda
-NVCC      := $(firstword $(wildcard $(CUDA_HOME)/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+NVCC_FOUND := $(firstword $(wildcard $(CUDA_HOME)/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
 CUDA_LIB  := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib))
 
 WARN    := -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wno-sign-conversion
@@ -23,9 +24,27 @@ ifneq ($(SAN),)
   LDFLAGS += $(SAN_$(SAN))
 endif
 
-ifneq ($(NVCC),)
-  CUDA_CPPFLAGS := -DMM_HAVE_CUDA=1 -I$(CUDA_HOME)/include
-  # nvcc's objects are C++: a C link needs the C++ runtime with them.
-  CUDA_LDLIBS   := -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcudart -lstdc++
-  NVCCFLAGS     := -O2 -g -Xcompiler -Wall,-fPIC -MMD -MP
-endif
+# GPU code: SASS for Ampere (sm_80: A100) and Hopper (sm_90: H100, H200), plus compute_90 PTX that
+# the driver compiles for newer GPUs. Prebuilt SASS also runs where the driver is older than the
+# toolkit's PTX (PTX is then refused: "unsupported toolchain"); the driver must still meet the
+# toolkit's minimum (CUDA 13.x: >= 580, CUDA 12.x: >= 525; `make hwinfo` says what is here).
+NVCC_ARCH := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+             -gencode arch=compute_90,code=compute_90
+NVCCFLAGS := -O2 -g $(NVCC_ARCH) -Xcompiler -Wall,-fPIC -MMD -MP
+
+# NVCC: the nvcc found, if it compiles a small kernel with these flags (nvcc refuses host
+# compilers newer than it knows, and a toolkit may lack an architecture); else empty, with a
+# message, and the lab builds without its GPU parts. Probed once, only by a build that needs it.
+mm_nvcc_probe = $(shell d=$$(mktemp -d) && printf '__global__ void k(int *p) { *p = 1; }\n' \
+  > "$$d/p.cu" && "$(NVCC_FOUND)" $(NVCC_ARCH) -Xcompiler -fPIC -c "$$d/p.cu" -o "$$d/p.o" \
+  > "$$d/log" 2>&1 && echo ok || { grep -m1 -i error "$$d/log" || head -n1 "$$d/log"; }; \
+  rm -rf "$$d")
+mm_nvcc_check = $(if $(NVCC_FOUND),$(if $(filter ok,$(mm_nvcc_out)),$(NVCC_FOUND),$(info \
+  mlmem: $(NVCC_FOUND) cannot compile CUDA on this machine ($(mm_nvcc_out)): building without the \
+  GPU parts)))
+NVCC = $(eval mm_nvcc_out := $$(mm_nvcc_probe))$(eval NVCC := $$(mm_nvcc_check))$(NVCC)
+
+# With a working nvcc (else empty). nvcc's objects are C++: a C link needs the C++ runtime too.
+mm_cuda_libs  := -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcudart -lstdc++
+CUDA_CPPFLAGS = $(if $(NVCC),-DMM_HAVE_CUDA=1 -I$(CUDA_HOME)/include)
+CUDA_LDLIBS   = $(if $(NVCC),$(mm_cuda_libs))

@@ -16,7 +16,33 @@ typedef struct {
     mm_cache_t caches[MM_HW_MAX_CACHES];
     mm_gpu_pci_t gpus[MM_HW_MAX_GPUS];
     char cuda_status[400];
+    char cuda_toolkit[16], cuda_driver[16]; /* "13.0"; the CUDA version the driver supports, or "" */
+    const char *cuda_min_driver;            /* the oldest NVIDIA driver this toolkit runs on */
 } facts_t;
+
+#ifdef MM_HAVE_CUDA
+/* The oldest NVIDIA driver branch a toolkit of this major version runs on (NVIDIA's release
+ * notes: minor-version compatibility within a major version). */
+static const char *min_driver(int cuda_major)
+{
+    switch (cuda_major) {
+    case 11: return "450.80.02";
+    case 12: return "525.60.13";
+    case 13: return "580";
+    default: return "see the toolkit's release notes";
+    }
+}
+
+static void cuda_versions(facts_t *f)
+{
+    int rt = CUDART_VERSION, drv = 0;
+    snprintf(f->cuda_toolkit, sizeof f->cuda_toolkit, "%d.%d", rt / 1000, rt % 1000 / 10);
+    f->cuda_min_driver = min_driver(rt / 1000);
+    if (cudaDriverGetVersion(&drv) == cudaSuccess && drv > 0)
+        snprintf(f->cuda_driver, sizeof f->cuda_driver, "%d.%d", drv / 1000, drv % 1000 / 10);
+    (void)cudaGetLastError();
+}
+#endif
 
 /* CUDA devices this process can use: it creates a context on device 0, as the labs do, so a GPU
  * that is listed but unusable (busy in exclusive-process mode, driver too old) counts as none. */
@@ -24,6 +50,7 @@ static void cuda_facts(facts_t *f)
 {
 #ifdef MM_HAVE_CUDA
     char why[300];
+    cuda_versions(f);
     f->cuda_devices = mm_cuda_usable(why, sizeof why);
     struct cudaDeviceProp p;
     if (f->cuda_devices > 0 && cudaGetDeviceProperties(&p, 0) == cudaSuccess)
@@ -36,7 +63,9 @@ static void cuda_facts(facts_t *f)
     (void)cudaGetLastError();
 #else
     f->cuda_devices = 0;
-    snprintf(f->cuda_status, sizeof f->cuda_status, "not built with CUDA (no nvcc found)");
+    f->cuda_min_driver = "";
+    snprintf(f->cuda_status, sizeof f->cuda_status,
+             "not built with CUDA (no nvcc found, or it cannot compile here)");
 #endif
 }
 
@@ -64,8 +93,9 @@ static void print_json(const facts_t *f)
     for (int i = 0; i < f->ngpu; i++)
         printf("%s{\"bdf\": \"%s\", \"vendor\": %u, \"numa_node\": %d}", i ? ", " : "",
                f->gpus[i].bdf, f->gpus[i].vendor, f->gpus[i].numa_node);
-    printf("], \"cuda_devices\": %d, \"cuda_status\": \"%s\"}\n", f->cuda_devices,
-           f->cuda_status);
+    printf("], \"cuda_devices\": %d, \"cuda_status\": \"%s\", \"cuda_toolkit\": \"%s\", "
+           "\"cuda_driver\": \"%s\", \"cuda_min_driver\": \"%s\"}\n", f->cuda_devices,
+           f->cuda_status, f->cuda_toolkit, f->cuda_driver, f->cuda_min_driver);
 }
 
 static void print_human(const facts_t *f)
@@ -81,6 +111,10 @@ static void print_human(const facts_t *f)
         printf("PCI GPU         %s vendor %04x device %04x, NUMA node %d\n", f->gpus[i].bdf,
                f->gpus[i].vendor, f->gpus[i].device, f->gpus[i].numa_node);
     printf("CUDA            %s\n", f->cuda_status);
+    if (f->cuda_toolkit[0])
+        printf("CUDA toolkit    %s, needs an NVIDIA driver >= %s; %s%s\n", f->cuda_toolkit,
+               f->cuda_min_driver, f->cuda_driver[0] ? "this machine's driver supports CUDA " :
+               "no NVIDIA driver found", f->cuda_driver);
 }
 
 int main(int argc, char **argv)

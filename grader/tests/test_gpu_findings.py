@@ -31,6 +31,34 @@ def _make(lab_src: str, out: str, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=900)
 
 
+def test_broken_nvcc_builds_without_gpu_parts(tmp_path):
+    """An nvcc that cannot compile (a host compiler it refuses) turns the GPU parts off, with a
+    message, instead of failing the lab's build."""
+    nvcc = tmp_path / "nvcc"
+    nvcc.write_text("#!/bin/sh\necho 'host_config.h(143): error: #error -- unsupported GNU "
+                    "version!' >&2\nexit 1\n")
+    nvcc.chmod(0o755)
+    out = tmp_path / "out"
+    res = _make(os.path.join(ROOT, "labs", LAB07), str(out), f"NVCC_FOUND={nvcc}",
+                str(out / "check_lab"))
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "cannot compile CUDA on this machine" in res.stdout and "unsupported GNU" in res.stdout
+    tests = subprocess.run([str(out / "check_lab")], capture_output=True, text=True, timeout=300,
+                           env={**os.environ, "CK_RUN_SUITE": "cuda"})
+    assert "SKIPPED test_cuda_errors_pass_through: built without CUDA" in tests.stderr
+
+
+@pytest.mark.skipif(not HAVE_NVCC, reason="no nvcc")
+def test_gpu_code_built_for_ampere_hopper_and_ptx():
+    res = subprocess.run(["make", "-s", "-f", "common/flags.mk", "--eval",
+                          "x: ; @echo $(NVCC) $(NVCCFLAGS)", "x"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)
+    flags = res.stdout.split()
+    gencodes = {flags[i + 1] for i, f in enumerate(flags) if f == "-gencode"}
+    assert gencodes == {"arch=compute_80,code=sm_80", "arch=compute_90,code=sm_90",
+                        "arch=compute_90,code=compute_90"}, res.stdout + res.stderr
+
+
 @pytest.mark.skipif(not HAVE_NVCC, reason="no nvcc: the CUDA labs build without CUDA")
 @pytest.mark.parametrize("slug", [LAB05, LAB07])
 def test_asan_settings_for_cuda_in_every_program(slug):

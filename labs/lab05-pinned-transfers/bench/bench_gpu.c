@@ -26,7 +26,7 @@ static void skip_all(mm_json_t *j, const char *why)
 void bench_gpu(mm_json_t *j, gpu_series_t *s)
 {
     (void)s;
-    skip_all(j, "built without CUDA (no nvcc found: set CUDA_HOME)");
+    skip_all(j, PT_NO_CUDA_BUILD);
 }
 
 void gpu_series(mm_json_t *j, const gpu_series_t *s)

@@ -13,11 +13,15 @@ extern "C" {
 
 #define PT_PIN_PERCENT 10 /* this lab pins at most 10 % of RAM */
 
+/* Why a build has no GPU parts: nvcc was not found (set CUDA_HOME), or it cannot compile on this
+ * machine (the build printed why). */
+#define PT_NO_CUDA_BUILD "built without CUDA (no nvcc, or it cannot compile here: see the build)"
+
 /* 1 if this process can run work on CUDA device 0 (it creates the context to find out: a listed
  * GPU can still be unusable, e.g. taken by another process in exclusive-process mode); else 0
  * with the reason in why[0..n) (why may be NULL): the runtime's message and error name, e.g.
  * "CUDA driver version is insufficient for CUDA runtime version (cudaErrorInsufficientDriver)",
- * or "built without CUDA (no nvcc found: set CUDA_HOME)". */
+ * or PT_NO_CUDA_BUILD. */
 int pt_gpu_usable(char *why, size_t n);
 
 /* Maps a cudaError_t (passed as an int) to a negative errno, and clears the runtime's last

@@ -59,7 +59,7 @@ int pt_cuda_errno(int cuda_error)
 int pt_gpu_usable(char *why, size_t n)
 {
     if (why && n > 0)
-        snprintf(why, n, "built without CUDA (no nvcc found: set CUDA_HOME)");
+        snprintf(why, n, "%s", PT_NO_CUDA_BUILD);
     return 0;
 }
 

@@ -14,11 +14,11 @@
             ck_abort_msg(__VA_ARGS__);                                                   \
     } while (0)
 
-/* Ends the test as skipped unless the GPU code was compiled (nvcc was found). */
+/* Ends the test as skipped unless the GPU code was compiled (nvcc was found and works). */
 #ifdef MM_HAVE_CUDA
 #define NEED_CUDA_BUILD() ((void)0)
 #else
-#define NEED_CUDA_BUILD() MM_SKIP("built without CUDA (no nvcc found: set CUDA_HOME): the GPU code is not compiled")
+#define NEED_CUDA_BUILD() MM_SKIP("%s: the GPU code is not compiled", PT_NO_CUDA_BUILD)
 #endif
 
 /* Ends the test as skipped unless there is a usable CUDA device. */

@@ -507,7 +507,7 @@ int main(void)
 #ifdef MM_HAVE_CUDA
     bench_cuda(&j);
 #else
-    mm_bench_skip(&j, "cuda_alloc_free_speedup", "built without CUDA (no nvcc found)");
+    mm_bench_skip(&j, "cuda_alloc_free_speedup", CA_NO_CUDA_BUILD);
 #endif
     mm_bench_end_metrics(&j);
     if (!why)

@@ -12,6 +12,10 @@ extern "C" {
 
 typedef struct ca_cudadev ca_cudadev_t;
 
+/* Why a build has no CUDA back end: nvcc was not found (set CUDA_HOME), or it cannot compile on
+ * this machine (the build printed why). */
+#define CA_NO_CUDA_BUILD "built without CUDA (no nvcc, or it cannot compile here: see the build)"
+
 /* 1 if this process can run work on CUDA device 0 (it creates the context to find out: a listed
  * GPU can still be unusable, e.g. taken by another process in exclusive-process mode); else 0
  * with the runtime's message and error name in why[0..n) (e.g. "CUDA driver version is

@@ -42,7 +42,7 @@ static unsigned long long cuda_raw_calls(const void *dev)
 MM_TEST(test_cuda_errors_pass_through)
 {
 #ifndef MM_HAVE_CUDA
-    MM_SKIP("built without CUDA (no nvcc found): the CUDA back end is not compiled");
+    MM_SKIP("%s: the CUDA back end is not compiled", CA_NO_CUDA_BUILD);
 #else
     ck_assert_msg(ca_cuda_errno(cudaErrorMemoryAllocation) == -ENOMEM &&
                   ca_cuda_errno(cudaErrorInsufficientDriver) == -ENODEV &&
@@ -65,7 +65,7 @@ MM_END_TEST
 MM_TEST(test_cuda_alloc_free)
 {
 #ifndef MM_HAVE_CUDA
-    MM_SKIP("built without CUDA (no nvcc found)");
+    MM_SKIP("%s", CA_NO_CUDA_BUILD);
 #else
     char why[200];
     if (!ca_cuda_usable(why, sizeof why))
@@ -105,7 +105,7 @@ MM_END_TEST
 MM_TEST(test_cuda_stream_reuse)
 {
 #ifndef MM_HAVE_CUDA
-    MM_SKIP("built without CUDA (no nvcc found)");
+    MM_SKIP("%s", CA_NO_CUDA_BUILD);
 #else
     char why[200];
     if (!ca_cuda_usable(why, sizeof why))
