@@ -6,8 +6,10 @@ import functools
 import json
 import os
 import platform
+import shutil
 import subprocess
 
+from . import sandbox
 from .labs import ROOT
 
 
@@ -47,18 +49,29 @@ def facts() -> dict:
     return _limit_to_quota(_probe(), cpu_quota())
 
 
+def _run_hwinfo(tool: str) -> str:
+    """hwinfo --json's output, run as student programs run (sandbox.run: as root, the sandbox uid
+    and its groups, the same environment), so that a GPU counts only if they can use it."""
+    run_dir = sandbox.workdir(f"hwinfo-{os.getpid()}", tool)
+    res = sandbox.run([os.path.join(run_dir, os.path.basename(tool)), "--json"],
+                      sandbox.Limits(timeout_s=60, address_space_mb=None),
+                      cwd=run_dir, env=sandbox.base_env(run_dir))
+    shutil.rmtree(run_dir, ignore_errors=True)
+    if not res.ok:
+        raise subprocess.SubprocessError(f"hwinfo: {res.verdict()}: {res.stderr[-300:]}")
+    return res.stdout
+
+
 def _probe() -> dict:
     tool = os.path.join(ROOT, "build", "tools", "hwinfo")
     try:
         subprocess.run(["make", "-s", "-C", ROOT, "build/tools/hwinfo"], check=True,
                        capture_output=True, timeout=300)
-        out = subprocess.run([tool, "--json"], check=True, capture_output=True, text=True,
-                             timeout=60).stdout
-        return json.loads(out)
+        return json.loads(_run_hwinfo(tool))
     except (OSError, subprocess.SubprocessError, ValueError):
         n = len(os.sched_getaffinity(0))
         return {"cores": n, "pus": n, "numa_nodes": 1, "cuda_devices": 0,
-                "cuda_status": "unknown (hwinfo could not be built)"}
+                "cuda_status": "unknown (hwinfo could not be built or run)"}
 
 
 def unmet(requires: dict, have: dict | None = None) -> str | None:
@@ -77,14 +90,25 @@ def unmet(requires: dict, have: dict | None = None) -> str | None:
     return None
 
 
+def _cuda_lifted(lab) -> bool:
+    """A lab with CUDA code (src/*.cu) on a machine with a usable GPU."""
+    uses_cuda = os.path.isdir(os.path.join(lab.path, "src")) and any(
+        f.endswith(".cu") for f in os.listdir(os.path.join(lab.path, "src")))
+    return uses_cuda and facts().get("cuda_devices", 0) > 0
+
+
 def address_space_mb(lab) -> int | None:
     """The address-space limit for a lab's programs: lab.toml's, lifted for a lab with CUDA code
     (src/*.cu) on a machine with a usable GPU, where the driver maps huge virtual ranges."""
-    uses_cuda = os.path.isdir(os.path.join(lab.path, "src")) and any(
-        f.endswith(".cu") for f in os.listdir(os.path.join(lab.path, "src")))
-    if uses_cuda and facts().get("cuda_devices", 0) > 0:
-        return None
-    return lab.address_space_mb
+    return None if _cuda_lifted(lab) else lab.address_space_mb
+
+
+def data_mb(lab) -> int | None:
+    """The data-size limit (RLIMIT_DATA) for a lab's programs: where address_space_mb lifts the
+    address-space limit for CUDA, lab.toml's limit applies to the data instead (the driver's huge
+    reservations are not writable memory and do not count); elsewhere None. Sanitizer runs, whose
+    shadow memory is writable, pass a lab with no limit and get none."""
+    return lab.address_space_mb if _cuda_lifted(lab) else None
 
 
 def cpu_model() -> str:

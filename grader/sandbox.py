@@ -1,13 +1,15 @@
-"""Runs student programs under limits: wall-clock timeout, address space, CPU time, process
-count, file size, and a cap on captured output. Everything the program starts is killed when it
+"""Runs student programs under limits: wall-clock timeout, address space (or data size), CPU
+time, process count, file size, and a cap on captured output. Everything the program starts is killed when it
 ends, whatever it did (new process groups, a fork bomb, a flood of output)."""
 from __future__ import annotations
 
 import fcntl
+import glob
 import os
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import threading
@@ -55,6 +57,9 @@ def sandbox_uid() -> int:
 class Limits:
     timeout_s: float = 60.0
     address_space_mb: int | None = 4096   # None: unlimited (sanitizers, CUDA need huge mappings)
+    data_mb: int | None = None            # RLIMIT_DATA: heap and private writable mappings; what
+                                          # bounds memory where the address space is unlimited for
+                                          # CUDA (whose reservations are not writable); None: none
     cpu_s: int | None = None
     nproc: int = 256                      # processes/threads the program may add
     file_size_mb: int = 256
@@ -148,10 +153,37 @@ def workdir(name: str, binary: str | None = None) -> str:
     return path
 
 
+# Passed through to student programs where the grader has them: which GPUs to use, in which
+# order, and where the CUDA driver's libraries are (a cuda-compat package, a container's).
+PASS_THROUGH = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "LD_LIBRARY_PATH")
+
+
 def base_env(run_dir: str, **extra: str) -> dict[str, str]:
-    """The environment a student program gets: PATH, and HOME/TMPDIR inside its run folder."""
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": run_dir, "TMPDIR": run_dir,
-            "LANG": "C.UTF-8", **extra}
+    """The environment a student program gets: PATH, HOME/TMPDIR inside its run folder, and the
+    grader's PASS_THROUGH variables that are set."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": run_dir, "TMPDIR": run_dir,
+           "LANG": "C.UTF-8"}
+    env.update({k: os.environ[k] for k in PASS_THROUGH if k in os.environ})
+    return {**env, **extra}
+
+
+# The GPU device files: where they are group-accessible only (e.g. root:video 0660), the sandbox
+# uid keeps their groups, or it could not open the GPU that the grader itself sees.
+GPU_DEVICES = ("/dev/nvidia*", "/dev/nvidia-caps/*")
+
+
+def device_groups(patterns: tuple[str, ...] | None = None) -> list[int]:
+    """The groups (never root's) that own device files matching `patterns` (default GPU_DEVICES)
+    with group read or write permission, sorted."""
+    gids = set()
+    for path in (p for pat in patterns or GPU_DEVICES for p in glob.glob(pat)):
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode) and st.st_gid != 0 and st.st_mode & 0o060:
+            gids.add(st.st_gid)
+    return sorted(gids)
 
 
 def _count_user_tasks(uid: int) -> int:
@@ -165,19 +197,21 @@ def _count_user_tasks(uid: int) -> int:
     return n
 
 
-def _preexec(limits: Limits, drop_to: int | None, nproc_base: int):
+def _preexec(limits: Limits, drop_to: int | None, nproc_base: int, groups: list[int]):
     def setup():
         os.setsid()
         cap = lambda mb: mb * 1024 * 1024
         if limits.address_space_mb is not None:
             resource.setrlimit(resource.RLIMIT_AS, (cap(limits.address_space_mb),) * 2)
+        if limits.data_mb is not None:
+            resource.setrlimit(resource.RLIMIT_DATA, (cap(limits.data_mb),) * 2)
         if limits.cpu_s is not None:
             resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
         resource.setrlimit(resource.RLIMIT_FSIZE, (cap(limits.file_size_mb),) * 2)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc_base + limits.nproc,) * 2)
         if drop_to is not None:
-            os.setgroups([])
+            os.setgroups(groups)
             os.setgid(drop_to)
             os.setuid(drop_to)
     return setup
@@ -246,7 +280,8 @@ def _kill_uid(uid: int):
 def run(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = None,
         sandbox_user: bool = True) -> RunResult:
     """Runs `cmd` in `cwd` under `limits`. As root (with sandbox_user), the program runs as
-    sandbox_uid(), so the process limit applies and the run cannot touch other users' files;
+    sandbox_uid() with no groups but those of the GPU device files (device_groups()), so the
+    process limit applies and the run cannot touch other users' files;
     `cwd` (from workdir(), holding the program) is then handed to that uid. Never raises for
     anything the program does."""
     drop_to = sandbox_uid() if (_dropping() and sandbox_user) else None
@@ -255,10 +290,11 @@ def run(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = N
     _become_subreaper()
     _reap_all()
     base = _count_user_tasks(drop_to if drop_to is not None else os.getuid())
+    groups = device_groups() if drop_to is not None else []
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=_preexec(limits, drop_to, base))
+                            preexec_fn=_preexec(limits, drop_to, base, groups))
     outs: list[list[bytes]] = [[], []]
     dropped = [0]
     threads = [threading.Thread(target=_reader, args=(s, limits.output_bytes, o, dropped))

@@ -25,6 +25,71 @@ def run(script: str, env: dict | None = None, **kw) -> sandbox.RunResult:
                        env=env if env is not None else sandbox.base_env(d))
 
 
+def test_cuda_environment_passes_through(monkeypatch):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
+    monkeypatch.setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
+    monkeypatch.setenv("LD_LIBRARY_PATH", "/usr/local/cuda/compat")
+    monkeypatch.setenv("MLMEM_GRADER_ONLY", "secret")
+    r = run("env")
+    lines = set(r.stdout.splitlines())
+    assert {"CUDA_VISIBLE_DEVICES=1", "CUDA_DEVICE_ORDER=PCI_BUS_ID",
+            "LD_LIBRARY_PATH=/usr/local/cuda/compat"} <= lines, r.stdout
+    assert not any(l.startswith("MLMEM_GRADER_ONLY=") for l in lines)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    assert "CUDA_VISIBLE_DEVICES" not in sandbox.base_env("/tmp")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox drops to another uid only as root")
+def test_gpu_device_groups_are_kept(tmp_path, monkeypatch):
+    """/dev/nvidia* as root:video 0660: the sandbox uid keeps `video`, and no other group."""
+    video, other = 4242, 4343
+    for name, gid, mode in (("nvidia0", video, 0o660), ("nvidiactl", 0, 0o666),
+                            ("nvidia-uvm", other, 0o600)):
+        f = tmp_path / name
+        f.write_text("")
+        os.chown(f, 0, gid)
+        os.chmod(f, mode)
+    monkeypatch.setattr(sandbox, "GPU_DEVICES", (str(tmp_path / "nvidia*"),))
+    assert sandbox.device_groups() == [video]
+    r = run("id -G")
+    groups = r.stdout.split()
+    assert str(video) in groups and "0" not in groups and str(other) not in groups, r.stdout
+
+
+def test_data_limit_bounds_memory():
+    r = run("exec python3 -c 'import resource; print(resource.getrlimit(resource.RLIMIT_DATA)[0]);"
+            " bytearray(1024 ** 3)'", address_space_mb=None, data_mb=256)
+    assert r.stdout.split()[0] == str(256 * 1024 * 1024), r.stdout + r.stderr
+    assert r.returncode != 0 and "MemoryError" in r.stderr
+
+
+def test_data_limit_where_cuda_lifts_the_address_space(monkeypatch):
+    lab05, lab01 = labs.load(LAB05), labs.load(labs.slugs()[0])
+    monkeypatch.setattr(hw, "facts", lambda: {"cores": 2, "cuda_devices": 1})
+    assert hw.address_space_mb(lab05) is None and hw.data_mb(lab05) == lab05.address_space_mb
+    assert hw.address_space_mb(lab01) == lab01.address_space_mb and hw.data_mb(lab01) is None
+    unlimited = dataclasses.replace(lab05, address_space_mb=None)  # sanitizer runs
+    assert hw.data_mb(unlimited) is None
+    monkeypatch.setattr(hw, "facts", lambda: {"cores": 2, "cuda_devices": 0})
+    assert hw.address_space_mb(lab05) == lab05.address_space_mb and hw.data_mb(lab05) is None
+
+
+def test_gpu_probe_runs_in_the_sandbox(monkeypatch):
+    """hwinfo --json runs through sandbox.run (as root: the sandbox uid), not as the grader."""
+    calls = []
+    real = sandbox.run
+
+    def spy(cmd, limits, cwd, env=None, sandbox_user=True):
+        calls.append((os.path.basename(cmd[0]), sandbox_user, limits.address_space_mb))
+        return real(cmd, limits, cwd, env=env, sandbox_user=sandbox_user)
+    monkeypatch.setattr(sandbox, "run", spy)
+    f = hw._probe()
+    assert calls == [("hwinfo", True, None)]
+    assert "cuda_status" in f and "cuda_min_driver" in f, f
+    if f.get("cuda_toolkit", "").startswith("13."):
+        assert f["cuda_min_driver"] == "580"
+
+
 def _make(lab_src: str, out: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["make", "-f", os.path.join(ROOT, "common", "lab-build.mk"),
                            f"LABSRC={lab_src}", f"OUT={out}", *args], cwd=ROOT,
