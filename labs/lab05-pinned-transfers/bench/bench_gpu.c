@@ -46,12 +46,43 @@ void gpu_series(mm_json_t *j, const gpu_series_t *s)
 enum { OP_H2D, OP_KERNEL, OP_D2H };
 
 /* The bench's own buffers: pinned host memory (cudaHostAlloc, portable, as nvbandwidth pins),
- * device memory, a stream and two events. */
+ * device memory, a stream and two events; and the CUDA error of the last call that failed. */
 typedef struct {
     void *host, *dev;
     cudaStream_t stream;
     cudaEvent_t ev[2];
+    cudaError_t err;
 } ref_t;
+
+/* The errno of `e` (0 for success); a failure is kept in r->err for the report. */
+static int ref_errno(ref_t *r, cudaError_t e)
+{
+    if (e != cudaSuccess)
+        r->err = e;
+    return pt_cuda_errno(e);
+}
+
+/* Error -rc, for people: with the CUDA runtime's message and error name where `e` is one. */
+static const char *why_cuda(int rc, cudaError_t e, char *buf, size_t n)
+{
+    if (e == cudaSuccess)
+        snprintf(buf, n, "%s", strerror(-rc));
+    else
+        snprintf(buf, n, "%s: %s (%s)", strerror(-rc), cudaGetErrorString(e), cudaGetErrorName(e));
+    return buf;
+}
+
+/* Why the bench's own call failed. */
+static const char *ref_why(const ref_t *r, int rc, char *buf, size_t n)
+{
+    return why_cuda(rc, r->err, buf, n);
+}
+
+/* Why your function failed: its errno, and the CUDA error it passed to pt_cuda_errno last. */
+static const char *your_why(int rc, char *buf, size_t n)
+{
+    return why_cuda(rc, (cudaError_t)pt_cuda_last_error(), buf, n);
+}
 
 static void ref_close(ref_t *r)
 {
@@ -80,8 +111,10 @@ static int ref_open(ref_t *r, size_t bytes)
         e = cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking);
     for (int i = 0; i < 2 && e == cudaSuccess; i++)
         e = cudaEventCreate(&r->ev[i]);
-    if (e != cudaSuccess)
+    if (e != cudaSuccess) {
         ref_close(r);
+        r->err = e;
+    }
     return pt_cuda_errno(e);
 }
 
@@ -92,8 +125,11 @@ static cudaError_t issue(ref_t *r, int op, size_t bytes, unsigned rounds)
     if (op == OP_D2H)
         return cudaMemcpyAsync(r->host, r->dev, bytes, cudaMemcpyDeviceToHost, r->stream);
     uint32_t *d = r->dev;
-    return pt_launch_transform(d, d, bytes / WORD, rounds, r->stream) ? cudaErrorLaunchFailure
-                                                                     : cudaSuccess;
+    if (pt_launch_transform(d, d, bytes / WORD, rounds, r->stream) == 0)
+        return cudaSuccess;
+    /* The launch's own error (e.g. no kernel image for this GPU), which the errno loses. */
+    cudaError_t e = (cudaError_t)pt_cuda_last_error();
+    return e != cudaSuccess ? e : cudaErrorLaunchFailure;
 }
 
 /* Seconds for `iters` back-to-back operations `op` between two events (after one warm-up). */
@@ -112,7 +148,7 @@ static int timed(ref_t *r, int op, size_t bytes, unsigned iters, unsigned rounds
     if (e == cudaSuccess)
         e = cudaEventElapsedTime(&ms, r->ev[0], r->ev[1]);
     *s = ms / 1e3;
-    return e == cudaSuccess && ms > 0 ? 0 : e == cudaSuccess ? -EIO : pt_cuda_errno(e);
+    return e == cudaSuccess && ms > 0 ? 0 : e == cudaSuccess ? -EIO : ref_errno(r, e);
 }
 
 static int sane(double gbps)
@@ -124,11 +160,13 @@ static int sane(double gbps)
 static int bw_round(ref_t *r, size_t bytes, unsigned iters, double g[3], char *why, size_t n)
 {
     double s = 0;
+    char e[200];
+    (void)pt_cuda_last_error();
     int rc = pt_measure_copy(PT_HOST_PINNED, PT_TO_DEVICE, bytes, iters, &g[0]);
     if (rc == 0)
         rc = pt_measure_copy(PT_HOST_PAGEABLE, PT_TO_DEVICE, bytes, iters, &g[1]);
     if (rc != 0) {
-        snprintf(why, n, "pt_measure_copy failed: %s", strerror(-rc));
+        snprintf(why, n, "pt_measure_copy failed: %s", your_why(rc, e, sizeof e));
         return rc;
     }
     if (!sane(g[0]) || !sane(g[1])) {
@@ -138,14 +176,14 @@ static int bw_round(ref_t *r, size_t bytes, unsigned iters, double g[3], char *w
     rc = timed(r, OP_H2D, bytes, iters, 0, &s);
     g[2] = rc == 0 ? (double)bytes * iters / 1e9 / s : 0;
     if (rc != 0)
-        snprintf(why, n, "the reference copy failed: %s", strerror(-rc));
+        snprintf(why, n, "the reference copy failed: %s", ref_why(r, rc, e, sizeof e));
     return rc;
 }
 
 static void bench_bandwidth(mm_json_t *j, ref_t *r)
 {
     double g[3], v[3][BW_ROUNDS], pp[BW_ROUNDS], pr[BW_ROUNDS];
-    char why[200], d[300];
+    char why[300], d[300];
     for (int k = 0; k < BW_ROUNDS; k++) {
         if (bw_round(r, BW_BYTES, BW_ITERS, g, why, sizeof why) != 0) {
             mm_bench_fail(j, "pinned_vs_pageable", why);
@@ -169,7 +207,7 @@ static void bench_bandwidth(mm_json_t *j, ref_t *r)
 
 static void bandwidth_sweep(ref_t *r, gpu_series_t *s)
 {
-    char why[200];
+    char why[300];
     double g[3];
     for (int i = 0; i < BW_SIZES; i++) {
         size_t bytes = (64u << 10) << i;
@@ -256,24 +294,29 @@ static void run_pipe(mm_json_t *j, ref_t *r, const pt_plan_t *plan, uint32_t *sr
                      uint32_t *dst)
 {
     pipe_times_t t[PIPE_REPS];
-    char d[200];
+    char d[300], e[250], sum[200];
     pt_pipe_t *p = NULL;
     unsigned rounds = balance_rounds(r, plan->total);
+    r->err = cudaSuccess; /* from here on, set only by a failure of the bench's own stages */
+    (void)pt_cuda_last_error();
     int rc = pt_pipe_create(&p, plan, src, dst);
     if (rc == 0)
         rc = pt_pipe_run(p, rounds, NULL); /* warm-up */
     for (int k = 0; k < PIPE_REPS && rc == 0; k++)
         rc = pipe_rep(r, p, plan->total, rounds, &t[k]);
+    if (rc != 0 && r->err != cudaSuccess)
+        snprintf(d, sizeof d, "the benchmark's own copy or kernel failed: %s",
+                 ref_why(r, rc, e, sizeof e));
+    else if (rc != 0)
+        snprintf(d, sizeof d, "your pipeline failed: %s", your_why(rc, e, sizeof e));
     pt_pipe_destroy(p);
     if (rc != 0) {
-        snprintf(d, sizeof d, "your pipeline failed: %s", strerror(-rc));
         mm_bench_fail(j, "overlap_efficiency", d);
-    } else if (!verify(src, dst, plan->total / WORD, rounds, d, sizeof d)) {
-        char why[260];
-        snprintf(why, sizeof why, "your pipeline's output is wrong (%s)", d);
-        mm_bench_fail(j, "overlap_efficiency", why);
+    } else if (!verify(src, dst, plan->total / WORD, rounds, sum, sizeof sum)) {
+        snprintf(d, sizeof d, "your pipeline's output is wrong (%s)", sum);
+        mm_bench_fail(j, "overlap_efficiency", d);
     } else {
-        report_pipe(j, t, plan, rounds, d);
+        report_pipe(j, t, plan, rounds, sum);
     }
 }
 
@@ -288,8 +331,9 @@ static void bench_pipeline(mm_json_t *j)
     ref_t r;
     int rc = src && dst ? ref_open(&r, total) : -ENOMEM;
     if (rc != 0) {
-        char d[200];
-        snprintf(d, sizeof d, "the benchmark could not set up: %s", strerror(-rc));
+        char d[300], e[250];
+        snprintf(d, sizeof d, "the benchmark could not set up: %s",
+                 src && dst ? ref_why(&r, rc, e, sizeof e) : strerror(-rc));
         mm_bench_fail(j, "overlap_efficiency", d);
     } else {
         mm_rng_t g = mm_rng_new(5);
@@ -315,8 +359,9 @@ void bench_gpu(mm_json_t *j, gpu_series_t *s)
     ref_t r;
     int rc = ref_open(&r, BW_BYTES);
     if (rc != 0) {
-        char d[200];
-        snprintf(d, sizeof d, "the reference copy could not set up: %s", strerror(-rc));
+        char d[300], e[250];
+        snprintf(d, sizeof d, "the reference copy could not set up: %s",
+                 ref_why(&r, rc, e, sizeof e));
         mm_bench_fail(j, "pinned_vs_pageable", d);
         mm_bench_fail(j, "pinned_vs_reference_copy", d);
     } else {

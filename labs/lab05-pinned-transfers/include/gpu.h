@@ -24,11 +24,17 @@ extern "C" {
  * or PT_NO_CUDA_BUILD. */
 int pt_gpu_usable(char *why, size_t n);
 
-/* Maps a cudaError_t (passed as an int) to a negative errno, and clears the runtime's last
- * error: success 0; out of memory -ENOMEM; invalid value -EINVAL; no usable device (none, a bad
- * one, no driver or one too old, a busy exclusive-process GPU, a system not ready) -ENODEV; not
- * ready -EAGAIN; memory already registered -EEXIST; anything else -EIO. */
+/* Maps a cudaError_t (passed as an int) to a negative errno, clears the runtime's last error and
+ * remembers a failure for pt_cuda_last_error: success 0; out of memory -ENOMEM; invalid value
+ * -EINVAL; no usable device (none, a bad one, no driver or one too old, a busy exclusive-process
+ * GPU, a system not ready) -ENODEV; not ready -EAGAIN; memory already registered -EEXIST;
+ * anything else -EIO. */
 int pt_cuda_errno(int cuda_error);
+
+/* The last failure (a cudaError_t as an int) that pt_cuda_errno saw in this thread since the
+ * previous call, 0 if none; forgets it. What went wrong where only an errno came back (e.g. a
+ * kernel launch's real error). */
+int pt_cuda_last_error(void);
 
 /* Physical memory of this machine in bytes (sysconf), at least 1. */
 size_t pt_ram_bytes(void);

@@ -48,10 +48,21 @@ int pt_gpu_usable(char *why, size_t n)
     return mm_cuda_usable(why, n) > 0;
 }
 
+static _Thread_local int last_error; /* the last failure pt_cuda_errno saw */
+
 int pt_cuda_errno(int cuda_error)
 {
     (void)cudaGetLastError();
+    if (cuda_error != 0)
+        last_error = cuda_error;
     return mm_cuda_errno_of(cuda_error);
+}
+
+int pt_cuda_last_error(void)
+{
+    int e = last_error;
+    last_error = 0;
+    return e;
 }
 
 #else /* built without nvcc: the GPU parts say so */
@@ -66,6 +77,11 @@ int pt_gpu_usable(char *why, size_t n)
 int pt_cuda_errno(int cuda_error)
 {
     return cuda_error == 0 ? 0 : -ENODEV;
+}
+
+int pt_cuda_last_error(void)
+{
+    return 0;
 }
 
 int pt_launch_transform(const uint32_t *in, uint32_t *out, size_t n, unsigned rounds,
