@@ -77,7 +77,7 @@ hwinfo: $(BUILD)/tools/hwinfo
 	@$(BUILD)/tools/hwinfo
 
 include common/flags.mk
-$(BUILD)/tools/hwinfo: common/hwinfo.c common/mm_hw.c common/mm_hw.h common/flags.mk
+$(BUILD)/tools/hwinfo: common/hwinfo.c common/mm_hw.c common/mm_hw.h common/mm_cuda_check.h common/flags.mk
 	@$(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -D_GNU_SOURCE $(CUDA_CPPFLAGS) -o $@ common/hwinfo.c common/mm_hw.c $(CUDA_LDLIBS) $(LDLIBS) -pthread

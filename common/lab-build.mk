@@ -26,7 +26,7 @@ ifneq ($(wildcard $(LABSRC)/src/*.cu),)
     CPPFLAGS += $(CUDA_CPPFLAGS)
     LAB_LDLIBS += $(CUDA_LDLIBS)
   else
-    $(info mlmem: no nvcc found (set CUDA_HOME): building $(notdir $(LABSRC)) without its GPU parts)
+    $(info mlmem: no usable nvcc (none found, or it failed a probe compile; set CUDA_HOME): building $(notdir $(LABSRC)) without its GPU parts)
   endif
 endif
 

@@ -137,7 +137,8 @@ def score_vs_reference(lab: Lab, m: Metric, mine: list[Run], refs: list[Run]) ->
 
 def run_once(lab: Lab, binary: str, run_name: str) -> Run:
     """Runs the benchmark once in sandbox.workdir(run_name)."""
-    limits = sandbox.Limits(timeout_s=lab.bench_timeout_s, address_space_mb=hw.address_space_mb(lab))
+    limits = sandbox.Limits(timeout_s=lab.bench_timeout_s, address_space_mb=hw.address_space_mb(lab),
+                            data_mb=hw.data_mb(lab))
     run_dir = sandbox.workdir(run_name, binary)
     out = os.path.join(run_dir, "bench.json")
     env = sandbox.base_env(run_dir, MLMEM_BENCH_JSON=out)

@@ -85,7 +85,7 @@ def run_tests(lab: Lab, binary: str, run_name: str, seed: str | None,
     (stdout+stderr, capped). A secret seed is passed but never printed."""
     run_dir = sandbox.workdir(run_name, binary)
     limits = sandbox.Limits(timeout_s=lab.test_timeout_s * max(1, len(lab.tests)) + 30,
-                            address_space_mb=hw.address_space_mb(lab))
+                            address_space_mb=hw.address_space_mb(lab), data_mb=hw.data_mb(lab))
     whole = sandbox.run([os.path.join(run_dir, os.path.basename(binary))], limits, cwd=run_dir,
                         env=_env(run_dir, lab, seed, secret))
     xml = _parse_xml(os.path.join(run_dir, "check.xml"))

@@ -69,8 +69,8 @@ MM_TEST(test_slots_distinct_lines)
         for (unsigned t = 1; t < n; t++) {
             uintptr_t cur = (uintptr_t)cl_counters_slot(c, t) / line;
             for (unsigned u = 0; u < t; u++)
-                ck_assert_msg((uintptr_t)cl_counters_slot(c, u) / line != cur,
-                              "slots %u and %u share a %zu-byte line (false sharing)", u, t, line);
+                MM_CHECK((uintptr_t)cl_counters_slot(c, u) / line != cur,
+                         "slots %u and %u share a %zu-byte line (false sharing)", u, t, line);
         }
         cl_counters_destroy(c);
     }

@@ -130,9 +130,9 @@ MM_TEST(test_cache_random_traces)
             uint64_t a = mm_rng_range(&r, 0, span);
             size_t size = (size_t)mm_rng_range(&r, 1, 2 * m.line);
             int want = model_access(&m, a, size), got = el_cache_access(c, a, size);
-            ck_assert_msg(got == want, "%zu sets x %zu ways x %zu B, access %d (%zu bytes at "
-                          "%llu): %d lines missed, the model says %d", m.sets, m.ways, m.line, i,
-                          size, (unsigned long long)a, got, want);
+            MM_CHECK(got == want, "%zu sets x %zu ways x %zu B, access %d (%zu bytes at "
+                     "%llu): %d lines missed, the model says %d", m.sets, m.ways, m.line, i,
+                     size, (unsigned long long)a, got, want);
         }
         assert_stats(c, m.hits, m.misses, m.evictions, "a random trace");
         el_cache_destroy(c);

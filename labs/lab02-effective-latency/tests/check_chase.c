@@ -14,17 +14,17 @@ Suite *chase_suite(void);
 static void assert_one_cycle(const size_t *next, size_t n)
 {
     unsigned char *seen = calloc(n, 1);
-    ck_assert_ptr_nonnull(seen);
+    MM_CHECK(seen, "out of memory");
     size_t at = 0;
     for (size_t step = 0; step < n; step++) {
-        ck_assert_msg(at < n, "next[] leads to %zu, outside 0..%zu", at, n - 1);
-        ck_assert_msg(!seen[at], "n = %zu: index %zu comes back after only %zu steps: next[] has "
-                      "a cycle shorter than n, so a chase would run in a smaller working set",
-                      n, at, step);
+        MM_CHECK(at < n, "next[] leads to %zu, outside 0..%zu", at, n - 1);
+        MM_CHECK(!seen[at], "n = %zu: index %zu comes back after only %zu steps: next[] has "
+                 "a cycle shorter than n, so a chase would run in a smaller working set", n, at,
+                 step);
         seen[at] = 1;
         at = next[at];
     }
-    ck_assert_msg(at == 0, "n = %zu: after n steps the walk is at %zu, not back at 0", n, at);
+    MM_CHECK(at == 0, "n = %zu: after n steps the walk is at %zu, not back at 0", n, at);
     free(seen);
 }
 

@@ -46,9 +46,9 @@ static void check_coverage(const pt_plan_req_t *q, const pt_plan_t *p)
     ck_assert_msg(p->n >= 1 && p->chunks != NULL, "a plan needs at least one chunk");
     for (size_t i = 0; i < p->n; i++) {
         const pt_chunk_t *c = &p->chunks[i];
-        PT_CHECK(c->offset == next, "chunk %zu starts at %zu, expected %zu (gap or overlap)",
+        MM_CHECK(c->offset == next, "chunk %zu starts at %zu, expected %zu (gap or overlap)",
                  i, c->offset, next);
-        PT_CHECK(c->len > 0, "chunk %zu is empty", i);
+        MM_CHECK(c->len > 0, "chunk %zu is empty", i);
         next += c->len;
     }
     ck_assert_msg(next == q->total, "the chunks cover %zu bytes of %zu", next, q->total);
@@ -65,10 +65,10 @@ static void check_sizes(const pt_plan_req_t *q, const pt_plan_t *p)
     ck_assert_msg(p->slot_bytes == longest, "slot_bytes %zu, expected %zu", p->slot_bytes, longest);
     for (size_t i = 0; i < p->n; i++) {
         const pt_chunk_t *k = &p->chunks[i];
-        PT_CHECK(k->offset % q->align == 0, "chunk %zu at %zu is not %zu-aligned", i,
+        MM_CHECK(k->offset % q->align == 0, "chunk %zu at %zu is not %zu-aligned", i,
                  k->offset, q->align);
-        PT_CHECK(k->len % q->elem == 0, "chunk %zu splits an element", i);
-        PT_CHECK(i + 1 == p->n || (k->len == c && k->len >= q->min_chunk),
+        MM_CHECK(k->len % q->elem == 0, "chunk %zu splits an element", i);
+        MM_CHECK(i + 1 == p->n || (k->len == c && k->len >= q->min_chunk),
                  "chunk %zu of %zu has length %zu: only the last may differ from %zu", i,
                  p->n, k->len, c);
     }
@@ -80,10 +80,10 @@ static void check_assignment(const pt_plan_req_t *q, const pt_plan_t *p)
     for (size_t i = 0; i < p->n; i++) {
         const pt_chunk_t *c = &p->chunks[i];
         long want = i >= q->slots ? (long)(i - q->slots) : -1;
-        PT_CHECK(c->stream == i % q->streams && c->slot == i % q->slots,
+        MM_CHECK(c->stream == i % q->streams && c->slot == i % q->slots,
                  "chunk %zu: stream %u slot %u, expected %zu and %zu (round robin)", i,
                  c->stream, c->slot, i % q->streams, i % q->slots);
-        PT_CHECK(c->wait == want, "chunk %zu waits for %ld; the previous user of slot %u is "
+        MM_CHECK(c->wait == want, "chunk %zu waits for %ld; the previous user of slot %u is "
                  "%ld", i, c->wait, c->slot, want);
     }
 }

@@ -129,7 +129,7 @@ static void check_model(const pt_plan_t *p, const pt_cost_t *c, const pt_span_t 
             ready = fmax(ready, sp[k->wait].end[PT_D2H]);
         for (int s = 0; s < PT_STAGES; s++) {
             double want = fmax(ready, engine[s]);
-            PT_CHECK(sp[i].start[s] == want && sp[i].end[s] == want + c[i].t[s],
+            MM_CHECK(sp[i].start[s] == want && sp[i].end[s] == want + c[i].t[s],
                      "chunk %zu stage %d runs [%g, %g]; the model says [%g, %g]", i, s,
                      sp[i].start[s], sp[i].end[s], want, want + c[i].t[s]);
             ready = engine[s] = sp[i].end[s];

@@ -5,15 +5,6 @@
 #include "gpu.h"
 #include "mm_check.h"
 
-/* ck_assert_msg for a check made thousands of times in one test (every chunk of a plan): it
- * fails the same way but records nothing when it passes; Check writes a record for every passing
- * ck_assert, which adds up to megabytes. */
-#define PT_CHECK(cond, ...)                                                              \
-    do {                                                                                 \
-        if (!(cond))                                                                     \
-            ck_abort_msg(__VA_ARGS__);                                                   \
-    } while (0)
-
 /* Ends the test as skipped unless the GPU code was compiled (nvcc was found and works). */
 #ifdef MM_HAVE_CUDA
 #define NEED_CUDA_BUILD() ((void)0)

@@ -251,8 +251,9 @@ MM_TEST(test_writer_round_trip)
         unsigned char *rec = malloc(rs);
         ck_assert_ptr_nonnull(rec);
         for (uint64_t i = 0; i < n; i++) {
-            ck_assert(pread(fd, rec, rs, (off_t)(4096 + i * rs)) == (ssize_t)rs);
-            ck_assert_msg(tu_is_record(rec, rs, (uint64_t)round, i),
+            MM_CHECK(pread(fd, rec, rs, (off_t)(4096 + i * rs)) == (ssize_t)rs,
+                     "pread of record %llu failed", (unsigned long long)i);
+            MM_CHECK(tu_is_record(rec, rs, (uint64_t)round, i),
                           "record %llu of %llu (record_size %llu) reads back wrong",
                           (unsigned long long)i, (unsigned long long)n, (unsigned long long)rs);
         }

@@ -64,8 +64,8 @@ MM_TEST(test_sampler_epoch_is_permutation)
             ck_assert_msg(run_epoch(s, n, batch, 0, all) == n, "an epoch must visit all %llu "
                           "indices", (unsigned long long)n);
             for (uint64_t i = 0; i < n; i++) {
-                ck_assert_msg(all[i] < n && !seen[all[i]], "index %llu is out of range or "
-                              "repeated within an epoch", (unsigned long long)all[i]);
+                MM_CHECK(all[i] < n && !seen[all[i]], "index %llu is out of range or "
+                         "repeated within an epoch", (unsigned long long)all[i]);
                 seen[all[i]] = 1;
             }
         }

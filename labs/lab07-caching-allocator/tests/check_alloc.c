@@ -93,7 +93,7 @@ static void assert_disjoint(unsigned char **p, const size_t *size, size_t n)
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++)
             if (p[i] && p[j])
-                TD_CHECK(p[i] + size[i] <= p[j] || p[j] + size[j] <= p[i],
+                MM_CHECK(p[i] + size[i] <= p[j] || p[j] + size[j] <= p[i],
                          "live blocks %p (%zu bytes) and %p (%zu bytes) overlap", (void *)p[i],
                          size[i], (void *)p[j], size[j]);
 }

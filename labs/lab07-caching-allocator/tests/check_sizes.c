@@ -46,7 +46,7 @@ MM_TEST(test_round_size_properties)
     for (int i = 0; i < 10000; i++) {
         size_t s = (size_t)mm_rng_range(&r, 1, (uint64_t)1 << mm_rng_range(&r, 1, 40));
         size_t got = ca_round_size(s);
-        TD_CHECK(got % 512 == 0 && got >= s && got - s < 512,
+        MM_CHECK(got % 512 == 0 && got >= s && got - s < 512,
                  "ca_round_size(%zu) = %zu: want the next multiple of 512", s, got);
     }
 }
@@ -67,7 +67,7 @@ MM_TEST(test_segment_size_rules)
         size_t seg = ca_segment_size(s), want = s <= MIB ? 2 * MIB
                                               : s < 10 * MIB ? 20 * MIB
                                                              : (s + 2 * MIB - 1) / (2 * MIB) * 2 * MIB;
-        TD_CHECK(seg == want, "ca_segment_size(%zu) = %zu, want %zu", s, seg, want);
+        MM_CHECK(seg == want, "ca_segment_size(%zu) = %zu, want %zu", s, seg, want);
     }
 }
 MM_END_TEST

@@ -113,18 +113,18 @@ static void check_new_block(const model_t *m, const unsigned char *p, size_t siz
 {
     size_t rounded = ca_round_size(size);
     if (rounded <= MIB)
-        TD_CHECK(block == rounded, "op %lu: a small-pool block of %zu bytes for %zu: small "
+        MM_CHECK(block == rounded, "op %lu: a small-pool block of %zu bytes for %zu: small "
                  "blocks are always split to the rounded size", m->op, block, size);
     else
-        TD_CHECK(block >= rounded && block - rounded <= MIB && block % 512 == 0,
+        MM_CHECK(block >= rounded && block - rounded <= MIB && block % 512 == 0,
                  "op %lu: large block of %zu bytes for %zu: at most 1 MiB unsplit extra",
                  m->op, block, size);
     for (size_t i = 0; i < m->nlive; i++)
-        TD_CHECK(!overlaps(p, block, m->live[i].p, m->live[i].block),
+        MM_CHECK(!overlaps(p, block, m->live[i].p, m->live[i].block),
                  "op %lu: new block %p overlaps live block %p", m->op, (const void *)p,
                  (const void *)m->live[i].p);
     for (size_t i = 0; i < m->npend; i++)
-        TD_CHECK(!overlaps(p, block, m->pend[i].p, m->pend[i].block),
+        MM_CHECK(!overlaps(p, block, m->pend[i].p, m->pend[i].block),
                  "op %lu: new block %p reuses %p, freed while another stream used it, "
                  "before that stream's work was known to be done", m->op, (const void *)p,
                  (const void *)m->pend[i].p);
@@ -150,13 +150,13 @@ static void step_alloc(model_t *m)
         model_process(m);
     if (rc == -ENOMEM) {
         m->ooms++;
-        TD_CHECK(td_stats(&m->t).num_alloc_retries == retries + 1,
+        MM_CHECK(td_stats(&m->t).num_alloc_retries == retries + 1,
                  "op %lu: -ENOMEM only after exactly one retry", m->op);
         return;
     }
-    TD_CHECK(rc == 0 && size < CAPACITY, "op %lu: ca_alloc(%zu) returned %d", m->op, size, rc);
+    MM_CHECK(rc == 0 && size < CAPACITY, "op %lu: ca_alloc(%zu) returned %d", m->op, size, rc);
     live_t l = { p, size, ca_block_size(m->t.a, p), (uint32_t)m->op, s, 0 };
-    TD_CHECK((uintptr_t)p % 512 == 0 && ca_simdev_owns(m->t.dev, p, l.block),
+    MM_CHECK((uintptr_t)p % 512 == 0 && ca_simdev_owns(m->t.dev, p, l.block),
              "op %lu: block %p not 512-aligned or not in device memory", m->op, p);
     check_new_block(m, p, size, l.block);
     td_fill(p, size, l.tag);
@@ -191,7 +191,7 @@ static void step_free(model_t *m)
         drain(m);
     size_t i = (size_t)mm_rng_range(&m->r, 0, m->nlive - 1);
     live_t l = m->live[i];
-    TD_CHECK(td_intact(l.p, l.size, l.tag), "op %lu: live block %p was overwritten", m->op,
+    MM_CHECK(td_intact(l.p, l.size, l.tag), "op %lu: live block %p was overwritten", m->op,
              (void *)l.p);
     MM_ASSERT_OK(ca_free(m->t.a, l.p));
     m->live[i] = m->live[--m->nlive];
@@ -215,7 +215,7 @@ static void step_other(model_t *m)
     } else {
         MM_ASSERT_OK(ca_empty_cache(m->t.a));
         model_sync(m);
-        TD_CHECK(td_stats(&m->t).segments.current <= m->nlive,
+        MM_CHECK(td_stats(&m->t).segments.current <= m->nlive,
                  "op %lu: after empty_cache every segment left holds a live block", m->op);
     }
 }
@@ -247,33 +247,33 @@ static void check_invariants(model_t *m)
     if (alloc[0] > m->max_alloc)
         m->max_alloc = alloc[0];
     for (int k = 0; k < 3; k++) {
-        TD_CHECK(s.allocated_bytes[k].current == alloc[k] &&
+        MM_CHECK(s.allocated_bytes[k].current == alloc[k] &&
                  s.active_bytes[k].current == alloc[k] + pending[k],
                  "op %lu: stat kind %d: allocated %llu (want %llu), active %llu (want %llu: "
                  "allocated + freed blocks waiting for streams)", m->op, k,
                  (unsigned long long)s.allocated_bytes[k].current,
                  (unsigned long long)alloc[k], (unsigned long long)s.active_bytes[k].current,
                  (unsigned long long)(alloc[k] + pending[k]));
-        TD_CHECK(s.active_bytes[k].current <= s.reserved_bytes[k].current &&
+        MM_CHECK(s.active_bytes[k].current <= s.reserved_bytes[k].current &&
                  s.allocated_bytes[k].current <= s.allocated_bytes[k].peak &&
                  s.active_bytes[k].current <= s.active_bytes[k].peak &&
                  s.reserved_bytes[k].current <= s.reserved_bytes[k].peak,
                  "op %lu: active <= reserved and current <= peak must hold", m->op);
     }
-    TD_CHECK(s.reserved_bytes[0].current == d.live_bytes &&
+    MM_CHECK(s.reserved_bytes[0].current == d.live_bytes &&
              s.reserved_bytes[0].peak == d.peak_bytes && s.segments.current == d.live_regions,
              "op %lu: reserved (current, peak) and segments must match the device's count",
              m->op);
-    TD_CHECK(s.raw_allocs == d.alloc_calls && s.raw_frees == d.free_calls &&
+    MM_CHECK(s.raw_allocs == d.alloc_calls && s.raw_frees == d.free_calls &&
              d.free_errors == 0, "op %lu: raw call counts must match the device's", m->op);
-    TD_CHECK(s.allocations.current == m->nlive && s.num_ooms == m->ooms &&
+    MM_CHECK(s.allocations.current == m->nlive && s.num_ooms == m->ooms &&
              s.allocated_bytes[0].peak == m->max_alloc,
              "op %lu: allocations %llu (want %zu), OOMs %llu (want %llu) or allocated peak "
              "%llu (want %llu) wrong", m->op, (unsigned long long)s.allocations.current,
              m->nlive, (unsigned long long)s.num_ooms, (unsigned long long)m->ooms,
              (unsigned long long)s.allocated_bytes[0].peak,
              (unsigned long long)m->max_alloc);
-    TD_CHECK(d.live_events >= m->npend && d.live_events <= events,
+    MM_CHECK(d.live_events >= m->npend && d.live_events <= events,
              "op %lu: %zu events outstanding for %zu pending frees (at most %llu): events "
              "are recorded at ca_free, one per other stream, and released once done",
              m->op, d.live_events, m->npend, (unsigned long long)events);

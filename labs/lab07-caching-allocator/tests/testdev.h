@@ -10,15 +10,6 @@
 #define KIB ((size_t)1 << 10)
 #define MIB ((size_t)1 << 20)
 
-/* ck_assert_msg for a check made thousands of times in one test (every step of a random
- * sequence, every pair of blocks): it fails the same way but records nothing when it passes;
- * Check writes a record for every passing ck_assert, which adds up to megabytes. */
-#define TD_CHECK(cond, ...)                                                              \
-    do {                                                                                 \
-        if (!(cond))                                                                     \
-            ck_abort_msg(__VA_ARGS__);                                                   \
-    } while (0)
-
 typedef struct {
     ca_simdev_t *dev;
     ca_backend_t be;

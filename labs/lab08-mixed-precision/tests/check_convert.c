@@ -309,8 +309,8 @@ static void check_widen(or_fmt_t fmt)
     or_widen(fmt, in, want, 65536);
     for (uint32_t h = 0; h < 65536; h++) {
         uint32_t got = widen_scalar(fmt, (uint16_t)h);
-        ck_assert_msg(got == want[h], "%s 0x%04x -> fp32: got 0x%08x, want 0x%08x (%s)",
-                      name_of(fmt), h, got, want[h], or_name(fmt, 0));
+        MM_CHECK(got == want[h], "%s 0x%04x -> fp32: got 0x%08x, want 0x%08x (%s)",
+                 name_of(fmt), h, got, want[h], or_name(fmt, 0));
     }
 }
 
@@ -335,9 +335,9 @@ MM_TEST(test_round_trip)
             uint16_t quiet = f == OR_F16 ? 0x0200 : 0x0040;
             uint16_t want = (uint16_t)(is_nan16(f, (uint16_t)h) ? h | quiet : h);
             uint16_t back = scalar_of(f)(or_float(widen_scalar(f, (uint16_t)h)));
-            ck_assert_msg(back == want, "%s 0x%04x -> fp32 -> %s gives 0x%04x: every 16-bit value "
-                          "is an fp32 value, so the round trip must give it back (0x%04x)",
-                          name_of(f), h, name_of(f), back, want);
+            MM_CHECK(back == want, "%s 0x%04x -> fp32 -> %s gives 0x%04x: every 16-bit value "
+                     "is an fp32 value, so the round trip must give it back (0x%04x)",
+                     name_of(f), h, name_of(f), back, want);
         }
 }
 MM_END_TEST
@@ -362,9 +362,9 @@ MM_TEST(test_bulk_widen)
             MM_ASSERT_OK(widen_n((or_fmt_t)f, in + off + at, out + off + at, len));
         }
         for (uint32_t h = 0; h < 65536; h++)
-            ck_assert_msg(or_bits(out[off + h]) == widen_scalar(f, (uint16_t)h),
-                          "bulk %s -> fp32 of 0x%04x gives 0x%08x, the scalar one 0x%08x",
-                          name_of(f), h, or_bits(out[off + h]), widen_scalar(f, (uint16_t)h));
+            MM_CHECK(or_bits(out[off + h]) == widen_scalar(f, (uint16_t)h),
+                     "bulk %s -> fp32 of 0x%04x gives 0x%08x, the scalar one 0x%08x",
+                     name_of(f), h, or_bits(out[off + h]), widen_scalar(f, (uint16_t)h));
     }
 }
 MM_END_TEST

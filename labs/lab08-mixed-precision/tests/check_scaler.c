@@ -122,14 +122,14 @@ MM_TEST(test_scaler_random_model)
         for (int step = 0; step < 2000; step++) {
             int inf = mm_rng_unit(&r) < p_inf;
             int want = model_update(&m, &o, inf), got = mp_scaler_update(&s, inf);
-            ck_assert_msg(got == want && s.scale == m.scale && s.clean_steps == m.clean &&
-                          s.steps == m.steps && s.skipped == m.skipped,
-                          "round %d step %d (found_inf %d, interval %u, growth %g, backoff %g): "
-                          "returned %d scale %g clean %u skipped %llu; want %d %g %u %llu",
-                          round, step, inf, o.growth_interval, (double)o.growth_factor,
-                          (double)o.backoff_factor, got, (double)s.scale, s.clean_steps,
-                          (unsigned long long)s.skipped, want, (double)m.scale, m.clean,
-                          (unsigned long long)m.skipped);
+            MM_CHECK(got == want && s.scale == m.scale && s.clean_steps == m.clean &&
+                     s.steps == m.steps && s.skipped == m.skipped,
+                     "round %d step %d (found_inf %d, interval %u, growth %g, backoff %g): "
+                     "returned %d scale %g clean %u skipped %llu; want %d %g %u %llu",
+                     round, step, inf, o.growth_interval, (double)o.growth_factor,
+                     (double)o.backoff_factor, got, (double)s.scale, s.clean_steps,
+                     (unsigned long long)s.skipped, want, (double)m.scale, m.clean,
+                     (unsigned long long)m.skipped);
         }
     }
 }
@@ -183,9 +183,9 @@ MM_TEST(test_unscale)
                       "found_inf = %d: it must become 1 when a gradient is inf/NaN and otherwise "
                       "keep its value (%d)", found, round & 1);
         for (size_t i = 0; i < n; i++)
-            ck_assert_msg(i == at && poison ? !isfinite(g[i]) : g[i] == want[i],
-                          "g[%zu] = %g after unscaling by %g, want %g", i, (double)g[i],
-                          (double)scale, (double)want[i]);
+            MM_CHECK(i == at && poison ? !isfinite(g[i]) : g[i] == want[i],
+                     "g[%zu] = %g after unscaling by %g, want %g", i, (double)g[i],
+                     (double)scale, (double)want[i]);
         free(g), free(want);
     }
 }
