@@ -21,23 +21,25 @@ def test_ramp_lower_is_better(value, expect):
     assert metric(100, 50).score(value) == pytest.approx(expect)
 
 
-def test_metric_thresholds_must_differ(tmp_path, monkeypatch):
-    lab = tmp_path / "lab99-x"
-    lab.mkdir()
-    (lab / "lab.toml").write_text('[lab]\ntitle="x"\neditable=[]\n[[metrics]]\nname="m"\n'
-                                  'points=1\nzero=1\nfull=1\n')
+def fixture_lab(tmp_path, monkeypatch, toml: str) -> str:
+    """A lab folder lab99-x with the given lab.toml, in a LABS_DIR of its own; its slug."""
+    (tmp_path / "lab99-x").mkdir()
+    (tmp_path / "lab99-x" / "lab.toml").write_text(toml)
     monkeypatch.setattr(labs, "LABS_DIR", str(tmp_path))
+    return "lab99-x"
+
+
+def test_metric_thresholds_must_differ(tmp_path, monkeypatch):
+    slug = fixture_lab(tmp_path, monkeypatch, '[lab]\ntitle="x"\neditable=[]\n[[metrics]]\n'
+                       'name="m"\npoints=1\nzero=1\nfull=1\n')
     with pytest.raises(labs.LabError, match="must differ"):
-        labs.load("lab99-x")
+        labs.load(slug)
 
 
 def test_missing_key_is_named(tmp_path, monkeypatch):
-    lab = tmp_path / "lab98-x"
-    lab.mkdir()
-    (lab / "lab.toml").write_text('[lab]\neditable=[]\n')
-    monkeypatch.setattr(labs, "LABS_DIR", str(tmp_path))
+    slug = fixture_lab(tmp_path, monkeypatch, '[lab]\neditable=[]\n')
     with pytest.raises(labs.LabError, match="missing 'title'"):
-        labs.load("lab98-x")
+        labs.load(slug)
 
 
 def test_unknown_lab_lists_the_labs():
@@ -166,13 +168,10 @@ def test_vs_reference_skips_and_failures():
 
 
 def test_vs_reference_is_checked(tmp_path, monkeypatch):
-    lab = tmp_path / "lab96-x"
-    lab.mkdir()
-    (lab / "lab.toml").write_text('[lab]\ntitle="x"\neditable=[]\n[[metrics]]\nname="m"\n'
-                                  'points=1\nzero=1\nfull=2\nvs_reference={zero=0.9, full=0.5}\n')
-    monkeypatch.setattr(labs, "LABS_DIR", str(tmp_path))
+    slug = fixture_lab(tmp_path, monkeypatch, '[lab]\ntitle="x"\neditable=[]\n[[metrics]]\n'
+                       'name="m"\npoints=1\nzero=1\nfull=2\nvs_reference={zero=0.9, full=0.5}\n')
     with pytest.raises(labs.LabError, match="vs_reference needs 0 <= zero < full"):
-        labs.load("lab96-x")
+        labs.load(slug)
 
 
 def test_leaderboard_lists_measured_metrics_with_their_direction():
