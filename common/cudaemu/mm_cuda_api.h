@@ -10,9 +10,11 @@
  *   - One device, 0. Device memory: the address cudaMalloc returns is a reserved range that host
  *     code cannot read or write (a host dereference faults, as with a real GPU); the bytes live
  *     in a separate mapping that copies and kernels (mm_emu_view) use. Fresh memory holds the
- *     byte MM_EMU_POISON_FRESH, not zeros; a freed range stays reserved for a while, so a stale
- *     pointer faults on the host and is refused by every call. Capacity is a setting: beyond
- *     it cudaMalloc fails with cudaErrorMemoryAllocation.
+ *     byte MM_EMU_POISON_FRESH, not zeros; a freed range stays reserved for a while (the last
+ *     64 freed, within 1 GiB of address space), so a stale pointer faults on the host and is
+ *     refused by every call. An allocation takes twice its size in address space (RLIMIT_AS),
+ *     once in memory. Capacity is a setting: beyond it cudaMalloc fails with
+ *     cudaErrorMemoryAllocation.
  *   - Page-locked host memory (cudaHostAlloc, cudaHostRegister) is tracked, so that
  *     cudaPointerGetAttributes tells device, page-locked and ordinary host memory apart and
  *     copies from or to it use the pinned bandwidth.

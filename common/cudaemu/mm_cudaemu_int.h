@@ -10,7 +10,8 @@
 
 #define EMU_SLOTS MM_EMU_MAX_STREAMS /* slot 0: the legacy default stream */
 #define EMU_HISTORY 32    /* accesses remembered per tracked allocation, for the race checks */
-#define EMU_QUARANTINE 64 /* freed device ranges kept unmapped before their addresses return */
+#define EMU_QUARANTINE 64 /* freed device ranges kept reserved before their addresses return, */
+#define EMU_QUARANTINE_BYTES ((size_t)1 << 30) /* at most this much address space in all */
 #define EMU_GRANULE 512   /* device memory is counted against the capacity in these units */
 
 /* A vector clock: for each stream slot, the last of its work items known to come before. */
@@ -109,9 +110,10 @@ typedef struct {
     emu_vc_t host_vc;                    /* what the host knows has finished */
     emu_alloc_t *allocs;
     size_t device_used;                  /* bytes counted against the capacity */
-    void *quarantine[EMU_QUARANTINE];
+    void *quarantine[EMU_QUARANTINE];    /* a ring, oldest at quarantine_head */
     size_t quarantine_len[EMU_QUARANTINE];
-    unsigned quarantine_next;
+    unsigned quarantine_head, quarantine_count;
+    size_t quarantine_bytes;
     struct CUevent_st *events;
     cudaError_t sticky;                  /* a failed kernel's error, for every later call */
     unsigned races;

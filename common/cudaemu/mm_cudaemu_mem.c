@@ -104,15 +104,32 @@ static int map_twice(size_t len, char **user, char **view)
     return 0;
 }
 
-/* Keeps a freed device range unmapped-but-reserved for a while, so that its addresses are not
- * handed out again at once: a stale pointer then faults and is refused. */
+/* Unmaps the oldest quarantined range. */
+static void release_oldest(void)
+{
+    unsigned i = emu.quarantine_head;
+    munmap(emu.quarantine[i], emu.quarantine_len[i]);
+    emu.quarantine_bytes -= emu.quarantine_len[i];
+    emu.quarantine_head = (i + 1) % EMU_QUARANTINE;
+    emu.quarantine_count--;
+}
+
+/* Keeps a freed device range reserved (no access) for a while, so that its addresses are not
+ * handed out again at once: a stale pointer then faults and is refused. The latest
+ * EMU_QUARANTINE ranges stay, within EMU_QUARANTINE_BYTES of address space. */
 static void quarantine(char *user, size_t len)
 {
-    unsigned i = emu.quarantine_next++ % EMU_QUARANTINE;
-    if (emu.quarantine[i])
-        munmap(emu.quarantine[i], emu.quarantine_len[i]);
+    if (len > EMU_QUARANTINE_BYTES) {
+        munmap(user, len);
+        return;
+    }
+    while (emu.quarantine_count == EMU_QUARANTINE ||
+           emu.quarantine_bytes + len > EMU_QUARANTINE_BYTES)
+        release_oldest();
+    unsigned i = (emu.quarantine_head + emu.quarantine_count++) % EMU_QUARANTINE;
     emu.quarantine[i] = user;
     emu.quarantine_len[i] = len;
+    emu.quarantine_bytes += len;
 }
 
 /* cudaMalloc's work for size > 0 (lock held; released while mapping and poisoning). */
@@ -293,7 +310,6 @@ void emu_mem_teardown(void)
             free(a->base);
         free(a);
     }
-    for (unsigned i = 0; i < EMU_QUARANTINE; i++)
-        if (emu.quarantine[i])
-            munmap(emu.quarantine[i], emu.quarantine_len[i]);
+    while (emu.quarantine_count > 0)
+        release_oldest();
 }

@@ -124,6 +124,13 @@ MM_TEST(test_device_memory_is_not_host_memory)
     ck_assert_int_eq(cudaFree(dev), cudaSuccess);
     ck_assert_msg(dev_byte(dev) == -1, "a freed device pointer is refused");
     ck_assert_msg(write(fd[1], dev, 1) == -1 && errno == EFAULT, "and still faults");
+    for (int i = 0; i < 100; i++) { /* more than the quarantine holds */
+        void *p = NULL;
+        ck_assert_int_eq(cudaMalloc(&p, 5000), cudaSuccess);
+        if (i < 60) /* dev is among the last 64 ranges freed, kept reserved */
+            ck_assert_msg(p != dev, "freed addresses are not handed out again at once");
+        ck_assert_int_eq(cudaFree(p), cudaSuccess);
+    }
     close(fd[0]);
     close(fd[1]);
 }
