@@ -21,6 +21,7 @@ def test_release_is_verified_and_has_no_solutions(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0 and "release verified" in proc.stdout, proc.stdout + proc.stderr
     assert not (dest / "solutions").exists() and not (dest / "grader" / "tests").exists()
+    assert not (dest / "common" / "cudaemu" / "selftest").exists(), "it holds lab 05's answer"
     log = subprocess.run(["git", "log", "--oneline"], cwd=dest, capture_output=True, text=True)
     assert len(log.stdout.splitlines()) == 1
     # A solution file copied over a skeleton is found, line by line.
