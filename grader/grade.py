@@ -108,7 +108,8 @@ class Grading:
         self.save(True)
         score, most, skipped = report.totals(self.items)
         self.out(f"\nTOTAL {score:g}/{most:g}" +
-                 (f"  ({skipped:g} points skipped for hardware this machine lacks)" if skipped else ""))
+                 (f"  ({skipped:g} points skipped: hardware this machine lacks, or effects this "
+                  "run could not show; see the SKIP lines)" if skipped else ""))
         self.out(f"results: {os.path.relpath(os.path.join(self.results_dir, 'results.json'))}, "
                  f"{os.path.relpath(os.path.join(self.results_dir, 'junit.xml'))}")
         return self.items

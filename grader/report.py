@@ -47,7 +47,7 @@ def lab_summary(lab_id: str, title: str, items: list[Item]) -> str:
     ps, pm, _ = totals(perf)
     line = (f"  lab {lab_id} total {s:g}/{m:g}  (correctness {ts:g}/{tm:g}, performance "
             f"{ps:g}/{pm:g})")
-    line += f"; {sk:g} points skipped: this machine lacks the hardware" if sk else ""
+    line += f"; {sk:g} points skipped (see SKIP above)" if sk else ""
     if any(i.status == FAILED for i in tests):
         line += f"\n  stuck? `make hint LAB={lab_id}` gives a nudge; LEVEL=2 and 3 give more"
     return line
