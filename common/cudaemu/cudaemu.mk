@@ -1,8 +1,10 @@
-# The CUDA emulator (common/cudaemu/) for programs built by common/lab-build.mk: a lab.mk includes
-# this and adds $(CUDAEMU_OBJS) to the programs that use it (as selftest/lab.mk does). Not part
-# of any lab's build by default: common/lab-build.mk compiles only common/*.c.
+# The CUDA emulator (common/cudaemu/) for programs built by common/lab-build.mk: the emulator's
+# own tests (selftest/lab.mk) include this and link $(CUDAEMU_OBJS) into their programs; so does
+# common/lab-build.mk for a lab that uses CUDA, with CUDAEMU_DEFS = -DMM_EMU_PRIVATE_NAMES and
+# the shim (mm_cuda_shim.c) that chooses between the emulator and the real runtime.
 CUDAEMU_DIR  := $(ROOT)/common/cudaemu
 CUDAEMU_OBJS := $(patsubst $(CUDAEMU_DIR)/%.c,$(OUT)/obj/cudaemu/%.o,$(wildcard $(CUDAEMU_DIR)/mm_cudaemu*.c))
+CUDAEMU_DEFS ?=
 CPPFLAGS += -I$(CUDAEMU_DIR)
 
 # Where the toolkit's driver_types.h exists, the emulator's numbers are compared with it at
@@ -18,4 +20,4 @@ $(OUT)/obj/cudaemu/mm_cuda_abi_check.o: $(CUDAEMU_DIR)/mm_cuda_abi_check.c
 
 $(OUT)/obj/cudaemu/%.o: $(CUDAEMU_DIR)/%.c
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(CUDAEMU_DEFS) $(CFLAGS) -c -o $@ $<
