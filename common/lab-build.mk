@@ -20,14 +20,30 @@ COMMON_OBJS := $(patsubst $(ROOT)/common/%.c,$(OUT)/obj/common/%.o,$(COMMON_SRCS
 lab_objs = $(patsubst $(LABSRC)/%.c,$(OUT)/obj/%.o,$(wildcard $(LABSRC)/$1/*.c))
 LIB_OBJS := $(call lab_objs,src)
 CU_OBJS  :=
-ifneq ($(wildcard $(LABSRC)/src/*.cu),)
+EMU_OBJS :=
+# A lab that uses CUDA (src/*.cu, or LAB_CUDA := 1 in its lab.mk) always builds its CUDA runtime
+# code (MM_HAVE_CUDA) and links the emulated device (common/cudaemu/) behind a shim that picks the
+# real runtime where a GPU is usable and the emulator elsewhere. With a working nvcc its kernels
+# (src/*.cu) are compiled too (MM_HAVE_NVCC) against the toolkit's headers; without one the C
+# code compiles against the emulator's <cuda_runtime_api.h> and the kernels are left out.
+ifneq ($(or $(filter 1,$(LAB_CUDA)),$(wildcard $(LABSRC)/src/*.cu)),)
+  include $(ROOT)/common/cudaemu/cudaemu.mk
+  CUDAEMU_DEFS := -DMM_EMU_PRIVATE_NAMES
+  EMU_OBJS := $(filter-out %/mm_cuda_abi_check.o,$(CUDAEMU_OBJS)) $(OUT)/obj/cudaemu/mm_cuda_shim.o
+  SHIM_DEFS :=
+  CPPFLAGS += -DMM_HAVE_CUDA=1
   ifneq ($(NVCC),)
     CU_OBJS  := $(patsubst $(LABSRC)/%.cu,$(OUT)/obj/%.cu.o,$(wildcard $(LABSRC)/src/*.cu))
-    CPPFLAGS += $(CUDA_CPPFLAGS)
-    LAB_LDLIBS += $(CUDA_LDLIBS)
+    CPPFLAGS += -I$(CUDA_HOME)/include $(if $(CU_OBJS),-DMM_HAVE_NVCC=1)
+    LAB_LDLIBS += $(if $(CU_OBJS),$(CUDA_LDLIBS))
   else
-    $(info mlmem: no usable nvcc (none found, or it failed a probe compile; set CUDA_HOME): building $(notdir $(LABSRC)) without its GPU parts)
+    CPPFLAGS += -I$(CUDAEMU_DIR)/include
+    ifneq ($(wildcard $(LABSRC)/src/*.cu),)
+      SHIM_DEFS := -DMM_CUDA_SHIM_NO_KERNELS
+      $(info mlmem: no usable nvcc (none found, or it failed a probe compile; set CUDA_HOME): building $(notdir $(LABSRC)) without its GPU kernels: its CUDA code runs on the emulated device)
+    endif
   endif
+  LAB_LDLIBS += -ldl
 endif
 
 PROGS := $(OUT)/check_lab $(if $(wildcard $(LABSRC)/bench/*.c),$(OUT)/bench) $(foreach p,$(LAB_PROGS),$(OUT)/$(firstword $(subst =, ,$p)))
@@ -37,19 +53,24 @@ $(OUT)/liblab.a: $(LIB_OBJS) $(CU_OBJS)
 	@rm -f $@
 	$(Q)$(AR) rcs $@ $^
 
-$(OUT)/check_lab: $(call lab_objs,tests) $(OUT)/obj/common/mm_ck_main.o $(OUT)/liblab.a $(COMMON_OBJS)
+$(OUT)/check_lab: $(call lab_objs,tests) $(OUT)/obj/common/mm_ck_main.o $(OUT)/liblab.a $(COMMON_OBJS) $(EMU_OBJS)
 	@echo "  LD      $(notdir $@)"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LAB_LDLIBS) $(LDLIBS)
 
-$(OUT)/bench: $(call lab_objs,bench) $(OUT)/liblab.a $(COMMON_OBJS)
+$(OUT)/bench: $(call lab_objs,bench) $(OUT)/liblab.a $(COMMON_OBJS) $(EMU_OBJS)
 	@echo "  LD      $(notdir $@)"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LAB_LDLIBS) $(LDLIBS)
 
 define prog_rule
-$(OUT)/$(firstword $(subst =, ,$1)): $(patsubst $(LABSRC)/%.c,$(OUT)/obj/%.o,$(LABSRC)/$(lastword $(subst =, ,$1))) $(OUT)/liblab.a $(COMMON_OBJS)
+$(OUT)/$(firstword $(subst =, ,$1)): $(patsubst $(LABSRC)/%.c,$(OUT)/obj/%.o,$(LABSRC)/$(lastword $(subst =, ,$1))) $(OUT)/liblab.a $(COMMON_OBJS) $(EMU_OBJS)
 	$$(Q)$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$^ $$(LAB_LDLIBS) $$(LDLIBS)
 endef
 $(foreach p,$(LAB_PROGS),$(eval $(call prog_rule,$p)))
+
+# The shim defines the CUDA runtime's names: compiled without the emulator's private names.
+$(OUT)/obj/cudaemu/mm_cuda_shim.o: $(ROOT)/common/cudaemu/mm_cuda_shim.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(SHIM_DEFS) $(CFLAGS) -c -o $@ $<
 
 $(OUT)/obj/common/%.o: $(ROOT)/common/%.c
 	@mkdir -p $(@D)

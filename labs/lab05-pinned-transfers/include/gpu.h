@@ -1,7 +1,8 @@
-/* Lab 05: provided helpers (src/gpu.c, src/kernels.cu: not yours to edit; the grader builds its
- * own copy): is there a usable GPU, CUDA errors as errnos, the machine's RAM, the transform
- * kernel and its host-side oracle, a checksum. Without nvcc, src/gpu.c also supplies versions of
- * every GPU function of bandwidth.h and pipeline.h that return -ENODEV. */
+/* Lab 05: provided helpers (src/gpu.c, src/kernels.cu, src/kernels_host.c: not yours to edit;
+ * the grader builds its own copy): is there a usable GPU (real or emulated), CUDA errors as
+ * errnos, the machine's RAM, the transform kernel and its host-side oracle, a checksum. Where no
+ * GPU is usable (or MLMEM_CUDA=emulate), the CUDA calls run on the emulated device
+ * (common/cudaemu/): the same API, with streams, events and copy engines, timing from a model. */
 #ifndef PT_GPU_H
 #define PT_GPU_H
 #include <stddef.h>
@@ -13,16 +14,20 @@ extern "C" {
 
 #define PT_PIN_PERCENT 10 /* this lab pins at most 10 % of RAM */
 
-/* Why a build has no GPU parts: nvcc was not found (set CUDA_HOME), or it cannot compile on this
- * machine (the build printed why). */
+/* Why a build has no GPU parts (only a build without MM_HAVE_CUDA, which common/lab-build.mk
+ * never makes). */
 #define PT_NO_CUDA_BUILD "built without CUDA (no nvcc, or it cannot compile here: see the build)"
 
-/* 1 if this process can run work on CUDA device 0 (it creates the context to find out: a listed
- * GPU can still be unusable, e.g. taken by another process in exclusive-process mode); else 0
- * with the reason in why[0..n) (why may be NULL): the runtime's message and error name, e.g.
- * "CUDA driver version is insufficient for CUDA runtime version (cudaErrorInsufficientDriver)",
- * or PT_NO_CUDA_BUILD. */
+/* 1 if this process can run work on CUDA device 0, a real GPU or the emulated device (which is
+ * used where no GPU is usable), with pt_gpu_backend's description in why[0..n) (why may be
+ * NULL); else 0 with the reason: the runtime's message and error name, e.g. "CUDA driver version
+ * is insufficient for CUDA runtime version (cudaErrorInsufficientDriver)", or PT_NO_CUDA_BUILD. */
 int pt_gpu_usable(char *why, size_t n);
+
+/* 1 if the CUDA calls run on the emulated device (timing is then a model), 0 on a real GPU; the
+ * choice and its reason in why[0..n) (why may be NULL), e.g. "emulated device (no usable GPU:
+ * no CUDA-capable device is detected (cudaErrorNoDevice))" or "real CUDA device (a usable GPU)". */
+int pt_gpu_backend(char *why, size_t n);
 
 /* Maps a cudaError_t (passed as an int) to a negative errno, clears the runtime's last error and
  * remembers a failure for pt_cuda_last_error: success 0; out of memory -ENOMEM; invalid value

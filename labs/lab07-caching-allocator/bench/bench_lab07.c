@@ -406,6 +406,8 @@ static void bench_timed(mm_json_t *j, const ca_trace_t *t, double *gate)
 }
 
 #ifdef MM_HAVE_CUDA
+#include "mm_emu.h"
+
 /* A smaller model, so that two copies of its persistent state fit on any GPU. */
 static const ca_model_t GPU_MODEL = { 6, 2, 256, 768, 12, 50257 };
 
@@ -414,6 +416,11 @@ static void bench_cuda(mm_json_t *j)
     char why[200], msg[256];
     if (!ca_cuda_usable(why, sizeof why)) {
         snprintf(msg, sizeof msg, "no usable CUDA device: %s", why);
+        mm_bench_skip(j, "cuda_alloc_free_speedup", msg);
+        return;
+    }
+    if (mm_cuda_backend(why, sizeof why)) { /* cudaMalloc's cost there is not a GPU's */
+        snprintf(msg, sizeof msg, "emulated CUDA device: timing is a model (%s)", why);
         mm_bench_skip(j, "cuda_alloc_free_speedup", msg);
         return;
     }

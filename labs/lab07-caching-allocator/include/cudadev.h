@@ -1,6 +1,6 @@
-/* Lab 07: the CUDA back end (src/cudadev.cu, provided: do not edit): cudaMalloc, cudaFree, CUDA
- * streams and a pool of events. Built only where nvcc exists (MM_HAVE_CUDA); without a usable
- * GPU every call fails with the runtime's reason, which is how its host-side logic is tested. */
+/* Lab 07: the CUDA back end (src/cudadev.c, provided: do not edit): cudaMalloc, cudaFree, CUDA
+ * streams and a pool of events. Built everywhere (MM_HAVE_CUDA): on a machine without a usable
+ * GPU its calls run on the emulated device (common/cudaemu/). */
 #ifndef CA_CUDADEV_H
 #define CA_CUDADEV_H
 #include <stddef.h>
@@ -12,8 +12,8 @@ extern "C" {
 
 typedef struct ca_cudadev ca_cudadev_t;
 
-/* Why a build has no CUDA back end: nvcc was not found (set CUDA_HOME), or it cannot compile on
- * this machine (the build printed why). */
+/* Why a build has no CUDA back end (only a build without MM_HAVE_CUDA, which common/lab-build.mk
+ * never makes). */
 #define CA_NO_CUDA_BUILD "built without CUDA (no nvcc, or it cannot compile here: see the build)"
 
 /* 1 if this process can run work on CUDA device 0 (it creates the context to find out: a listed

@@ -1,6 +1,7 @@
 /* Lab 07: the CUDA back end (see cudadev.h). Provided: the grader builds its own copy. Host code
- * only; every CUDA error becomes a negative errno and is cleared, so that one failure does not
- * leak into the next call. */
+ * only (C, no nvcc needed): on a real GPU where one is usable, on the emulated device elsewhere.
+ * Every CUDA error becomes a negative errno and is cleared, so that one failure does not leak
+ * into the next call. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
