@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from . import bench, build, checkrun, hidden, report, variants
+from . import bench, build, checkrun, hidden, hw, report, variants
 from .labs import Lab
 from .results import Item
 
@@ -67,6 +67,8 @@ class Grading:
         seed_line = next((l for l in transcript.splitlines() if l.startswith("mlmem: seed")), "")
         if seed_line:
             self.out("  " + seed_line)
+        if hw.cuda_note(lab):
+            self.out("  " + hw.cuda_note(lab))
         for it in tests:
             self.out(report.item_line(it))
         self.items += tests

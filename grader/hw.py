@@ -6,6 +6,7 @@ import functools
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 
@@ -90,16 +91,40 @@ def unmet(requires: dict, have: dict | None = None) -> str | None:
     return None
 
 
+def uses_cuda(lab) -> bool:
+    """A lab with CUDA code: kernels (src/*.cu), or `LAB_CUDA := 1` in its lab.mk (CUDA runtime
+    calls from C). common/lab-build.mk links such a lab with the emulated device, which its
+    programs use where no GPU is usable."""
+    src = os.path.join(lab.path, "src")
+    if os.path.isdir(src) and any(f.endswith(".cu") for f in os.listdir(src)):
+        return True
+    try:
+        with open(os.path.join(lab.path, "lab.mk")) as f:
+            return any(re.match(r"\s*LAB_CUDA\s*:?=\s*1\s*$", line) for line in f)
+    except OSError:
+        return False
+
+
+def cuda_note(lab) -> str | None:
+    """For a lab with CUDA code whose programs run on the emulated device here (no usable GPU,
+    or MLMEM_CUDA=emulate), the line the report prints; None where they use a real GPU."""
+    if not uses_cuda(lab):
+        return None
+    if os.environ.get("MLMEM_CUDA") == "emulate":
+        return "CUDA: emulated device (MLMEM_CUDA=emulate)"
+    if os.environ.get("MLMEM_CUDA") != "real" and facts().get("cuda_devices", 0) < 1:
+        return f"CUDA: emulated device ({facts().get('cuda_status', 'no usable GPU')})"
+    return None
+
+
 def _cuda_lifted(lab) -> bool:
-    """A lab with CUDA code (src/*.cu) on a machine with a usable GPU."""
-    uses_cuda = os.path.isdir(os.path.join(lab.path, "src")) and any(
-        f.endswith(".cu") for f in os.listdir(os.path.join(lab.path, "src")))
-    return uses_cuda and facts().get("cuda_devices", 0) > 0
+    """A lab with CUDA code on a machine with a usable GPU."""
+    return uses_cuda(lab) and facts().get("cuda_devices", 0) > 0
 
 
 def address_space_mb(lab) -> int | None:
     """The address-space limit for a lab's programs: lab.toml's, lifted for a lab with CUDA code
-    (src/*.cu) on a machine with a usable GPU, where the driver maps huge virtual ranges."""
+    (uses_cuda) on a machine with a usable GPU, where the driver maps huge virtual ranges."""
     return None if _cuda_lifted(lab) else lab.address_space_mb
 
 

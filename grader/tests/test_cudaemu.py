@@ -1,13 +1,15 @@
 """The emulated CUDA device (common/cudaemu/): its unit tests built warning-free with gcc and
 clang and passing, clean under ASan+UBSan and TSan; its numbers and declarations the same as the
-CUDA toolkit's where the toolkit's headers exist; and no lab builds it yet."""
+CUDA toolkit's where the toolkit's headers exist; and labs 05 and 07 graded on it
+(MLMEM_CUDA=emulate): the solutions in full with every GPU test run, the skeletons at 0, and a
+pipeline without its slot waits caught in race mode."""
 import os
 import shutil
 import subprocess
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, SANDBOX_ENV, grade
 
 SELFTEST = "common/cudaemu/selftest"
 SANITIZER_REPORTS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
@@ -63,11 +65,38 @@ def test_cudaemu_values_match_the_toolkit():
     assert res.returncode == 0, res.stderr
 
 
-@pytest.mark.parametrize("slug", ["lab05-pinned-transfers", "lab07-caching-allocator"])
-def test_labs_do_not_build_the_emulator_yet(slug, tmp_path):
-    """The emulator defines the CUDA runtime's functions: until the labs choose between it and
-    the real runtime, no lab may compile or link it."""
-    cmd = ["make", "-n", "-f", "common/lab-build.mk", f"LABSRC=labs/{slug}", f"OUT={tmp_path}"]
-    res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    assert "cudaemu" not in res.stdout, res.stdout
+CUDA_LABS = {"05": "lab05-pinned-transfers", "07": "lab07-caching-allocator"}
+EMULATE = {**SANDBOX_ENV, "MLMEM_CUDA": "emulate"}
+
+
+@pytest.mark.parametrize("lab", sorted(CUDA_LABS))
+def test_lab_solution_passes_on_the_emulator(lab, tmp_path):
+    """Every test of the lab, its GPU tests included, runs on the emulated device and passes."""
+    g = grade("solutions", lab, str(tmp_path), env=EMULATE, extra=["--parts", "tests"])
+    tests = g.tests(lab)
+    assert tests, g.stdout
+    not_passed = {k: v["output"] for k, v in tests.items() if v.get("status") != "passed"}
+    assert not_passed == {}, g.stdout[-4000:]
+    assert "CUDA: emulated device (MLMEM_CUDA=emulate)" in g.stdout, g.stdout[-4000:]
+
+
+@pytest.mark.parametrize("lab", sorted(CUDA_LABS))
+def test_lab_skeleton_scores_zero_on_the_emulator(lab, tmp_path):
+    g = grade("labs", lab, str(tmp_path), env=EMULATE, extra=["--parts", "tests"])
+    tests = g.tests(lab)
+    assert tests and all(v["score"] == 0 for v in tests.values()), g.stdout[-4000:]
+    assert not any(v.get("status") == "skipped" for v in tests.values()), g.stdout[-4000:]
+
+
+def test_pipeline_without_slot_waits_fails_in_race_mode(make_variant, tmp_path):
+    """Lab 05's solution with its cross-stream slot wait removed: the emulator's race mode
+    (random delays before each work item) makes the reuse of a slot overwrite a chunk that is
+    still being copied out, so the output is wrong."""
+    slug = CUDA_LABS["05"]
+    sub = make_variant(slug, [{"file": "src/pipeline.c",
+                               "old": "e = cudaStreamWaitEvent(s, p->done[c->slot], 0);",
+                               "new": "e = cudaSuccess; /* no slot wait */"}])
+    g = grade(sub, "05", str(tmp_path / "out"), env={**EMULATE, "MLMEM_CUDA_RACE": "1"},
+              extra=["--parts", "tests"])
+    t = g.tests("05")["test_gpu_pipeline_matches_host"]
+    assert t["status"] == "failed", g.stdout[-4000:]
