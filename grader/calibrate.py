@@ -85,6 +85,13 @@ def summary_vs_reference(lab: Lab, seen: dict, out=print):
                 f"{t['full']:g} of the reference)")
 
 
+def _full_zero(m, its) -> tuple[int, int, int]:
+    """Of the runs not skipped: how many got full credit, how many zero, and how many there were."""
+    scored = [i for i in its if i.status != SKIPPED]
+    return (sum(i.score >= m.points for i in scored), sum(i.score == 0 for i in scored),
+            len(scored))
+
+
 def _cell(vals: list[float]) -> str:
     return " | ".join(f"{x:.3g}" for x in (min(vals), statistics.median(vals), max(vals)))
 
@@ -99,12 +106,11 @@ def handout_table(lab: Lab, seen: dict, runs: int) -> list[str]:
         for v, per_metric in seen.items():
             its = per_metric[m.name]
             vals, skip = _values(its), sum(i.status == SKIPPED for i in its)
-            scored = [i for i in its if i.status != SKIPPED]
+            full, zero, scored = _full_zero(m, its)
             fr = fractions(m, seen, v) if m.vs_reference else []
             rows.append(f"| {m.name} | {v} | {len(its)} | " +
                         (_cell(vals) if vals else "— | — | —") +
-                        f" | {sum(i.score >= m.points for i in scored)}/{len(scored)} | "
-                        f"{sum(i.score == 0 for i in scored)}/{len(scored)} | {skip} | " +
+                        f" | {full}/{scored} | {zero}/{scored} | {skip} | " +
                         (" / ".join(f"{x:.2f}" for x in (min(fr), statistics.median(fr),
                                                          max(fr))) if fr else "—") + " |")
     return rows
@@ -124,9 +130,7 @@ def summary(lab: Lab, seen: dict, runs: int, out=print):
                 why = next((i.output for i in its), "")
                 out(f"  {m.name:<24} {v:<10} not measured ({skip} skipped): {why}")
                 continue
-            scored = [i for i in its if i.status != SKIPPED]
-            full = sum(i.score >= m.points for i in scored)
-            zero = sum(i.score == 0 for i in scored)
+            full, zero, _ = _full_zero(m, its)
             out(f"  {m.name:<24} {v:<10} {min(vals):7.3g} {statistics.median(vals):7.3g} "
                 f"{max(vals):7.3g}  {full:>4}  {zero:>4}  {skip:>4}  ({m.zero:g} / {m.full:g})")
     summary_vs_reference(lab, seen, out)

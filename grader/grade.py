@@ -67,8 +67,9 @@ class Grading:
         seed_line = next((l for l in transcript.splitlines() if l.startswith("mlmem: seed")), "")
         if seed_line:
             self.out("  " + seed_line)
-        if hw.cuda_note(lab):
-            self.out("  " + hw.cuda_note(lab))
+        cuda = hw.cuda_note(lab)
+        if cuda:
+            self.out("  " + cuda)
         for it in tests:
             self.out(report.item_line(it))
         self.items += tests
