@@ -24,12 +24,17 @@
 int cl_pair_run(uint64_t *a, uint64_t *b, uint64_t iters, double *ns_per_op);
 
 /* For each distance[i] (a multiple of 8, 8..CL_MAX_DISTANCE), in order, runs cl_pair_run on two
- * counters that distance apart in one buffer, the first at the start of a 4096-byte page
- * (an address that is a multiple of 4096), and writes ns per increment to ns[i]. Returns 0;
+ * zeroed counters that distance apart in one buffer of 2 * CL_MAX_DISTANCE bytes, and writes ns
+ * per increment to ns[i]. The first counter sits at an address that is a multiple of 4096 (the
+ * 4 KiB base page of x86-64 and most Arm Linux kernels, a constant here: not sysconf's page
+ * size, and no huge page is asked for), so it starts a cache line for every line size up to
+ * 4096 and the pair's placement is the same in every run. Returns 0;
  *   -EINVAL: distance or ns is NULL, n == 0, iters == 0, or a bad distance (nothing is run);
- *   -ENOMEM: no buffer;
- *   -EAGAIN (or any error of cl_pair_run): passed on from the first run that fails, at once;
- *            ns[i] from that distance on means nothing. */
+ *   -ENOMEM: no buffer (nothing is run);
+ *   -EAGAIN: cl_pair_run could not start its second thread at distance[i]. The sweep stops
+ *            there and returns -EAGAIN: ns[0..i) hold the times measured before, ns[i..n) are
+ *            left as they were, and the buffer is freed. (Any other error of cl_pair_run is
+ *            passed on the same way.) */
 int cl_sweep(const size_t *distance, size_t n, uint64_t iters, double *ns);
 
 /* Infers the line size from a sweep: distance[0..n) strictly increasing, ns[i] > 0, n >= 2.

@@ -23,10 +23,17 @@ void cl_stats_init(cl_stats_t *s);
 /* Folds `from` into `into` (as if into's samples and from's were one stream). */
 void cl_stats_merge(cl_stats_t *into, const cl_stats_t *from);
 
-/* Creates an accumulator for `nworkers` workers whose partials each sit alone in their own
- * `line`-byte cache line. Returns 0 and sets *out; -EINVAL if out is NULL, nworkers is 0 or
- * > CL_MAX_WORKERS, or line is not a power of two >= 8; -ENOMEM (nothing leaked). */
+/* Creates an accumulator for `nworkers` workers, each partial empty (as cl_stats_init), laid out
+ * so that NO `line`-byte cache line holds bytes of two partials. (Lines are the aligned blocks
+ * [k * line, (k + 1) * line) of the address space. A partial is larger than an 8-byte line, so
+ * it may span several lines; each of those lines holds bytes of that partial only.)
+ * Returns 0 and sets *out; -EINVAL if out is NULL, nworkers is 0 or > CL_MAX_WORKERS, or line
+ * is not a power of two >= 8; -ENOMEM (nothing leaked). *out is untouched on failure. */
 int cl_accum_create(cl_accum_t **out, unsigned nworkers, size_t line);
+
+/* Worker `w`'s partial, where cl_accum_add writes it (read-only: the tests check where the
+ * partials lie and what they hold). NULL if a is NULL or w is out of range. */
+const cl_stats_t *cl_accum_partial(const cl_accum_t *a, unsigned w);
 
 /* Worker `w` adds sample x to its own partial. Different workers call this at the same time,
  * each w from one thread only: no locks or atomics are needed. Does nothing if a is NULL or w is

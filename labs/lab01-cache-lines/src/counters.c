@@ -13,6 +13,10 @@ struct cl_counters {
     /* ===== END YOUR CODE ===== */
 };
 
+/* ===== YOUR CODE HERE (optional): extra #includes, your own types and static helpers ===== */
+
+/* ===== END YOUR CODE ===== */
+
 size_t cl_line_size(void)
 {
     /* ===== YOUR CODE HERE =====

@@ -8,6 +8,10 @@
 #include "mm_hw.h"    /* mm_hw_cores, mm_hw_pin_to_core, mm_hw_unpin */
 #include "mm_timer.h" /* mm_now_ns */
 
+/* ===== YOUR CODE HERE (optional): extra #includes, your own types and static helpers ===== */
+
+/* ===== END YOUR CODE ===== */
+
 int cl_pair_run(uint64_t *a, uint64_t *b, uint64_t iters, double *ns_per_op)
 {
     /* ===== YOUR CODE HERE =====

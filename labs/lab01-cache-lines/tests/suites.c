@@ -3,6 +3,8 @@
 
 Suite *counters_suite(void);
 Suite *stats_suite(void);
+Suite *partials_suite(void);
 Suite *linesize_suite(void);
 
-Suite *(*const mm_lab_suites[])(void) = { counters_suite, stats_suite, linesize_suite, NULL };
+Suite *(*const mm_lab_suites[])(void) = { counters_suite, stats_suite, partials_suite,
+                                           linesize_suite, NULL };

@@ -29,6 +29,11 @@ static cl_stats_t *partial(const cl_accum_t *a, unsigned w)
     return (cl_stats_t *)(void *)(a->base + (size_t)w * a->stride);
 }
 
+const cl_stats_t *cl_accum_partial(const cl_accum_t *a, unsigned w)
+{
+    return a && w < a->n ? partial(a, w) : NULL;
+}
+
 int cl_accum_create(cl_accum_t **out, unsigned nworkers, size_t line)
 {
     if (!out || nworkers == 0 || nworkers > CL_MAX_WORKERS || line < 8 || (line & (line - 1)))
