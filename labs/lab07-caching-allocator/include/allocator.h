@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "backend.h"
+#include "blockset.h"
 #include "sizes.h"
 
 typedef struct ca_allocator ca_allocator_t;
@@ -93,5 +94,30 @@ void ca_reset_peak_stats(ca_allocator_t *a);
 /* The size of the live block at ptr (its rounded size, more if the block was not split), or 0
  * if ptr is not a live allocation of this allocator. */
 size_t ca_block_size(const ca_allocator_t *a, const void *ptr);
+
+/* Part D. Checks the allocator's bookkeeping for consistency (malloclab's mm_checkheap) and
+ * changes nothing. Every block of every segment must be in exactly one place: its pool's free
+ * set, the live map, or the pending frees (waiting for events). Returns 0 when every rule below
+ * holds, else the first of these errors that applies, in this order:
+ * -EINVAL: a is NULL.
+ * -EFAULT: a segment's blocks do not tile it: a walk along prev/next does not end, a link is
+ *          not mutual (b->next->prev != b), a block does not start where its prev ends, a size
+ *          or address is not a multiple of CA_MIN_BLOCK, or neighbours differ in stream or
+ *          pool.
+ * -ENOENT: a block reached along a segment's links is in none of the three places.
+ * -EEXIST: a block is in more than one place, or its flags contradict its place (free: not
+ *          allocated, no pending events; live: allocated, no pending events; pending: not
+ *          allocated, pending_events equal to the number of its outstanding events).
+ * -EILSEQ: a free set is not in (stream, size, address) order, holds a block of the other
+ *          pool, or holds two neighbours of one segment (ca_free missed a merge).
+ * -EDOM:   a statistic's current value disagrees with the blocks (allocated_bytes, active_bytes
+ *          and reserved_bytes of each kind, allocations, segments), or exceeds its peak.
+ * Cost: O(n log n) for n blocks, so that tests can call it after every operation. */
+int ca_check(const ca_allocator_t *a);
+
+/* Test-only (the tests corrupt a header on purpose and expect ca_check to see it; the allocator's
+ * users never call this): the header of the block that starts at device address addr, wherever
+ * it is (free set, live map or pending frees), or NULL if no block starts there or a is NULL. */
+ca_block_t *ca_test_block(ca_allocator_t *a, const void *addr);
 
 #endif

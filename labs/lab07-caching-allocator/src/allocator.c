@@ -1,4 +1,5 @@
-/* Lab 07, part C: the caching allocator (contract and stream model in include/allocator.h).
+/* Lab 07, parts C and D: the caching allocator and its checker (contracts and stream model in
+ * include/allocator.h).
  * Background and hints: labs/lab07-caching-allocator/README.md, `make hint LAB=07`.
  * Available: sizes.h (part A), blockset.h (part B), ptrmap.h (given: address -> block). */
 #include "allocator.h"
@@ -110,5 +111,25 @@ size_t ca_block_size(const ca_allocator_t *a, const void *ptr)
     /* ===== YOUR CODE HERE ===== */
     (void)a, (void)ptr;
     return 0;
+    /* ===== END YOUR CODE ===== */
+}
+
+int ca_check(const ca_allocator_t *a)
+{
+    /* ===== YOUR CODE HERE (part D) =====
+     * Gather every block your three places name (free sets, live map, pending frees), then walk
+     * each segment from its first block (prev == NULL) and compare. Return the first error of
+     * the contract's list, in its order. */
+    (void)a;
+    return -ENOSYS;
+    /* ===== END YOUR CODE ===== */
+}
+
+ca_block_t *ca_test_block(ca_allocator_t *a, const void *addr)
+{
+    /* ===== YOUR CODE HERE (part D) =====
+     * Test-only: look in the live map, then the free sets, then the pending frees. */
+    (void)a, (void)addr;
+    return NULL;
     /* ===== END YOUR CODE ===== */
 }

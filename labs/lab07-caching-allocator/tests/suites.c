@@ -8,6 +8,8 @@ Suite *streams_suite(void);
 Suite *oom_suite(void);
 Suite *stats_suite(void);
 Suite *cuda_suite(void);
+Suite *heap_suite(void);
 
-Suite *(*const mm_lab_suites[])(void) = { sizes_suite,   blockset_suite, alloc_suite, streams_suite,
-                                           oom_suite,     stats_suite,    cuda_suite,  NULL };
+Suite *(*const mm_lab_suites[])(void) = { sizes_suite, blockset_suite, alloc_suite, streams_suite,
+                                           oom_suite,   stats_suite,    heap_suite,  cuda_suite,
+                                           NULL };

@@ -1,6 +1,7 @@
-/* Lab 07, part C (reference): the caching allocator (see allocator.h). Every block is in exactly
- * one place: its pool's free set, the live map, or the pending list (waiting for events). Each
- * pool's set always has room for every block of the pool, so returning a block never fails. */
+/* Lab 07, parts C and D (reference): the caching allocator and its checker (see allocator.h).
+ * Every block is in exactly one place: its pool's free set, the live map, or the pending list
+ * (waiting for events). Each pool's set always has room for every block of the pool, so
+ * returning a block never fails. */
 #include "allocator.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -385,4 +386,203 @@ void ca_destroy(ca_allocator_t *a)
     ca_ptrmap_destroy(&a->live);
     free(a->pending);
     free(a);
+}
+
+/* ---- Part D: the checker. It gathers every block the three places name, sorted by header
+ * address, then walks each segment from its first block and compares. ---- */
+
+enum { IN_FREE = 1, IN_LIVE = 2, IN_PENDING = 4 };
+
+typedef struct {
+    const ca_block_t *b;
+    unsigned places;  /* IN_* bits */
+    unsigned events;  /* entries in the pending list */
+    unsigned visited; /* reached along its segment's links */
+    bool twice;       /* named twice, other than by two events of one pending block */
+} seen_t;
+
+typedef struct {
+    seen_t *v;
+    size_t n;
+} seen_set_t;
+
+static int cmp_seen(const void *x, const void *y)
+{
+    uintptr_t p = (uintptr_t)((const seen_t *)x)->b, q = (uintptr_t)((const seen_t *)y)->b;
+    return (p > q) - (p < q);
+}
+
+static seen_t *find_seen(const seen_set_t *s, const ca_block_t *b)
+{
+    seen_t key = { .b = b };
+    return b ? bsearch(&key, s->v, s->n, sizeof *s->v, cmp_seen) : NULL;
+}
+
+/* Every block of the three places, once each, with where it was found. */
+static int gather_seen(const ca_allocator_t *a, seen_set_t *s)
+{
+    size_t n = a->pool[0].n + a->pool[1].n + a->live.n + a->npending, k = 0, cursor = 0;
+    s->v = calloc(n ? n : 1, sizeof *s->v);
+    if (!s->v)
+        return -ENOMEM;
+    for (int p = 0; p < 2; p++)
+        for (size_t i = 0; i < a->pool[p].n; i++)
+            s->v[k++] = (seen_t){ .b = a->pool[p].v[i], .places = IN_FREE };
+    const ca_block_t *b;
+    while ((b = ca_ptrmap_next(&a->live, &cursor)) != NULL)
+        s->v[k++] = (seen_t){ .b = b, .places = IN_LIVE };
+    for (size_t i = 0; i < a->npending; i++)
+        s->v[k++] = (seen_t){ .b = a->pending[i].block, .places = IN_PENDING, .events = 1 };
+    qsort(s->v, n, sizeof *s->v, cmp_seen);
+    s->n = 0;
+    for (size_t i = 0; i < n; i++) {
+        seen_t *last = s->n ? &s->v[s->n - 1] : NULL;
+        if (last && last->b == s->v[i].b) {
+            /* several events of one pending block are fine; any other repeat is not */
+            last->twice |= (last->places | s->v[i].places) != IN_PENDING;
+            last->places |= s->v[i].places;
+            last->events += s->v[i].events;
+        } else {
+            s->v[s->n++] = s->v[i];
+        }
+    }
+    return 0;
+}
+
+/* One segment from its first block: links, tiling, alignment; blocks in no place are lost. */
+static int walk_segment(seen_set_t *s, const ca_block_t *head, int *lost)
+{
+    for (const ca_block_t *b = head; b; b = b->next) {
+        seen_t *e = find_seen(s, b);
+        if (e && e->visited++)
+            return -EFAULT;
+        *lost |= e == NULL;
+        if (b->size == 0 || b->size % CA_MIN_BLOCK || b->addr % CA_MIN_BLOCK)
+            return -EFAULT;
+        const ca_block_t *n = b->next;
+        if (n && (n->prev != b || n->addr != b->addr + b->size || n->stream != b->stream ||
+                  n->pool != b->pool))
+            return -EFAULT;
+    }
+    return 0;
+}
+
+static int check_segments(seen_set_t *s)
+{
+    int lost = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        int rc = s->v[i].b->prev ? 0 : walk_segment(s, s->v[i].b, &lost);
+        if (rc)
+            return rc;
+    }
+    for (size_t i = 0; i < s->n; i++)
+        if (!s->v[i].visited)
+            return -EFAULT; /* its links never lead back to a segment's first block */
+    return lost ? -ENOENT : 0;
+}
+
+static int check_places(const seen_set_t *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        const seen_t *e = &s->v[i];
+        const ca_block_t *b = e->b;
+        bool ok = false;
+        if (e->twice)
+            return -EEXIST;
+        if (e->places == IN_FREE)
+            ok = !b->allocated && b->pending_events == 0;
+        else if (e->places == IN_LIVE)
+            ok = b->allocated && b->pending_events == 0;
+        else if (e->places == IN_PENDING)
+            ok = !b->allocated && b->pending_events == e->events;
+        if (!ok)
+            return -EEXIST;
+    }
+    return 0;
+}
+
+static int before(const ca_block_t *x, const ca_block_t *y)
+{
+    if (x->stream != y->stream)
+        return x->stream < y->stream;
+    if (x->size != y->size)
+        return x->size < y->size;
+    return x->addr < y->addr;
+}
+
+static int check_free_sets(const ca_allocator_t *a, const seen_set_t *s)
+{
+    for (int p = 0; p < 2; p++) {
+        const ca_blockset_t *set = &a->pool[p];
+        for (size_t i = 0; i < set->n; i++) {
+            const ca_block_t *b = set->v[i];
+            const seen_t *n = find_seen(s, b->next);
+            if (b->pool != (ca_pool_t)p || (i > 0 && !before(set->v[i - 1], b)) ||
+                (n && (n->places & IN_FREE)))
+                return -EILSEQ;
+        }
+    }
+    return 0;
+}
+
+static int stat_ok(const ca_stat_t *st, uint64_t want)
+{
+    return st->current == want && st->current <= st->peak;
+}
+
+static int check_stats(const ca_allocator_t *a, const seen_set_t *s)
+{
+    uint64_t alloc[3] = { 0 }, active[3] = { 0 }, reserved[3] = { 0 }, live = 0, segs = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const ca_block_t *b = s->v[i].b;
+        int k = kind(b->pool);
+        if (s->v[i].places != IN_FREE) {
+            active[0] += b->size, active[k] += b->size;
+        }
+        if (s->v[i].places == IN_LIVE) {
+            alloc[0] += b->size, alloc[k] += b->size, live++;
+        }
+        reserved[0] += b->size, reserved[k] += b->size;
+        segs += b->prev == NULL;
+    }
+    const ca_stats_t *st = &a->st;
+    for (int k = 0; k < CA_STAT_KINDS; k++)
+        if (!stat_ok(&st->allocated_bytes[k], alloc[k]) ||
+            !stat_ok(&st->active_bytes[k], active[k]) ||
+            !stat_ok(&st->reserved_bytes[k], reserved[k]))
+            return -EDOM;
+    return stat_ok(&st->allocations, live) && stat_ok(&st->segments, segs) ? 0 : -EDOM;
+}
+
+int ca_check(const ca_allocator_t *a)
+{
+    if (!a)
+        return -EINVAL;
+    seen_set_t s = { NULL, 0 };
+    int rc = gather_seen(a, &s);
+    if (rc == 0)
+        rc = check_segments(&s);
+    if (rc == 0)
+        rc = check_places(&s);
+    if (rc == 0)
+        rc = check_free_sets(a, &s);
+    if (rc == 0)
+        rc = check_stats(a, &s);
+    free(s.v);
+    return rc;
+}
+
+ca_block_t *ca_test_block(ca_allocator_t *a, const void *addr)
+{
+    if (!a)
+        return NULL;
+    ca_block_t *b = ca_ptrmap_get(&a->live, (uintptr_t)addr);
+    for (int p = 0; p < 2 && !b; p++)
+        for (size_t i = 0; i < a->pool[p].n && !b; i++)
+            if (a->pool[p].v[i]->addr == (uintptr_t)addr)
+                b = a->pool[p].v[i];
+    for (size_t i = 0; i < a->npending && !b; i++)
+        if (a->pending[i].block->addr == (uintptr_t)addr)
+            b = a->pending[i].block;
+    return b;
 }
