@@ -4,5 +4,7 @@
 Suite *view_suite(void);
 Suite *reshape_suite(void);
 Suite *copy_suite(void);
+Suite *trace_suite(void);
 
-Suite *(*const mm_lab_suites[])(void) = { view_suite, reshape_suite, copy_suite, NULL };
+Suite *(*const mm_lab_suites[])(void) = { view_suite, reshape_suite, copy_suite, trace_suite,
+                                           NULL };
