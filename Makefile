@@ -21,6 +21,8 @@ help:
 	@echo "        [SUBMISSION=dir]     grade another tree laid out like labs/ (e.g. SUBMISSION=solutions)"
 	@echo "        [STRICT=1]           exit non-zero unless the score is full"
 	@echo "  make hint LAB=NN [LEVEL=k] progressive hints: 1 a nudge, 2 the shape, 3 almost the answer"
+	@echo "  make handin [LAB=NN]       the archive to hand in: your code, answers.md, timelog.md, the grade"
+	@echo "        [DEST=dir] [NOGRADE=1]  (<lab>-handin.tar.gz; LAB: the lab built or graded last)"
 	@echo "  make hwinfo                cores, caches, line size, NUMA nodes, GPUs of this machine"
 	@echo "  make plots [LAB=NN]        PNG plots from your own benchmark runs (build/plots/)"
 	@echo "  make slides                render the slide decks to HTML (build/slides/, opens offline)"
@@ -70,6 +72,9 @@ calibrate:
 hint:
 	@$(GRADER) hint --lab "$(or $(LAB),$(error use: make hint LAB=NN [LEVEL=k]))" --level "$(or $(LEVEL),1)"
 
+handin:
+	@$(GRADER).handin $(if $(LAB),--lab $(LAB)) $(if $(DEST),--dest "$(DEST)") $(if $(filter 1,$(NOGRADE)),--no-grade)
+
 plots:
 	@$(GRADER) plots $(if $(LAB),--lab $(LAB)) --submission "$(SUBMISSION)"
 
@@ -93,4 +98,4 @@ slides:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: help deps grade batch release gradescope calibrate hint plots hwinfo test slides clean
+.PHONY: help deps grade batch release gradescope calibrate hint handin plots hwinfo test slides clean

@@ -1,13 +1,19 @@
 """Finds the labs in a submission as students hand them in, and returns a tree laid out like
 labs/ (what the grader grades): a clone of the repository (labs/ inside), the lab folders
 themselves, one wrapping folder around either (an unpacked zip), or loose files named like a
-lab's editable files (an upload of just `src/*.c`)."""
+lab's editable files (an upload of just `src/*.c`). A lab's answers.md (and timelog.md) belong to
+the submission as well: found in the lab's folder, or loose beside the code; they are never
+compiled (only the editable files reach a build)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 
 from .labs import Lab
+
+ANSWERS = "answers.md"      # labs/<lab>/answers.md: the answers to the handout's questions
+TIMELOG = "timelog.md"      # labs/<lab>/timelog.md: the student's time log, if kept
 
 
 def _has_labs(path: str, chosen: list[Lab]) -> bool:
@@ -31,7 +37,29 @@ def _loose(path: str, chosen: list[Lab], scratch: str) -> str | None:
                 os.makedirs(os.path.dirname(dest), exist_ok=True)
                 shutil.copyfile(hits[0], dest)
                 copied = True
+    if copied:
+        for name in (ANSWERS, TIMELOG):
+            _loose_text(found.get(name, []), name, chosen, scratch)
     return scratch if copied else None
+
+
+def _loose_text(hits: list[str], name: str, chosen: list[Lab], scratch: str):
+    """A loose answers.md or timelog.md goes to the lab it is for: the only lab graded, or the
+    one its first heading names ('# Lab 03 ...')."""
+    for path in hits:
+        lab = chosen[0] if len(chosen) == 1 and len(hits) == 1 else None
+        if lab is None:
+            with open(path, errors="replace") as f:
+                m = re.match(r"\s*#\s*Lab\s*(\d+)", f.read(200), re.I)
+            lab = next((c for c in chosen if m and c.id == m.group(1).zfill(2)), None)
+        if lab and os.path.isdir(os.path.join(scratch, lab.slug)):
+            shutil.copyfile(path, os.path.join(scratch, lab.slug, name))
+
+
+def answers(tree: str, lab: Lab) -> str | None:
+    """The path of the lab's answers.md in a resolved submission tree, or None."""
+    path = os.path.join(tree, lab.slug, ANSWERS)
+    return path if os.path.isfile(path) else None
 
 
 def resolve(path: str, chosen: list[Lab], scratch: str) -> str | None:
