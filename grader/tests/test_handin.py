@@ -16,7 +16,7 @@ from conftest import ROOT
 from grader import labs, release, submission
 
 SLUG = "lab01-cache-lines"
-ANSWERS = f"""# Lab 01 — your answers
+ANSWERS = """# Lab 01 — your answers
 
 This file is part of your submission (`make handin LAB=01`).
 
