@@ -186,22 +186,40 @@ static void run_tiled(void *p)
         a->rc = rc;
 }
 
-/* The `blocking` series: each tile size's time, as a fraction of memcpy's in the same round. */
-static int blocking_series(buffers_t *b, size_t *tile, double *frac)
+/* The channels-last case as contiguous() does it: per image, the (H*W) x C matrix (rows
+ * 1 KiB apart) transposed into C x (H*W). */
+static void run_tiled_cl(void *p)
+{
+    tiled_arg_t *a = p;
+    for (size_t n = 0; n < N; n++) {
+        int rc = tv_transpose2d_f32_tiled(a->src + n * H * W * C, H * W, C, C,
+                                          a->dst + n * C * H * W, H * W, a->tile);
+        if (rc != 0)
+            a->rc = rc;
+    }
+}
+
+/* The `blocking` series: each tile size's time, as a fraction of memcpy's in the same round,
+ * on both graded shapes: the 4000 x 4000 matrix (frac) and the channels-last one (frac_cl). */
+static int blocking_series(buffers_t *b, size_t *tile, double *frac, double *frac_cl)
 {
     memcpy_arg_t ma = { b->ref, b->src, NELEMS * sizeof(float) };
-    mm_bench_case_t base = { "memcpy", run_memcpy, &ma };
+    memcpy_arg_t mc = { b->ref, b->src, NHWC_ELEMS * sizeof(float) };
+    mm_bench_case_t base = { "memcpy", run_memcpy, &ma }, base_cl = { "memcpy", run_memcpy, &mc };
     for (int t = 0; t < NTILES; t++) {
         tiled_arg_t ta = { b->src, b->dst, (size_t)1 << t, 0 };
-        mm_bench_case_t yours = { "tiled", run_tiled, &ta };
+        mm_bench_case_t yours = { "tiled", run_tiled, &ta }, cl = { "tiled", run_tiled_cl, &ta };
         tile[t] = ta.tile;
-        if (mm_bench_paired_ratio(&base, &yours, 0, 5, &frac[t], NULL, NULL) != 0 || ta.rc != 0)
+        if (mm_bench_paired_ratio(&base, &yours, 0, 5, &frac[t], NULL, NULL) != 0 ||
+            mm_bench_paired_ratio(&base_cl, &cl, 0, 5, &frac_cl[t], NULL, NULL) != 0 ||
+            ta.rc != 0)
             return -1;
     }
     return 0;
 }
 
-static void write_series(mm_json_t *j, const size_t *tile, const double *frac)
+static void write_series(mm_json_t *j, const size_t *tile, const double *frac,
+                         const double *frac_cl)
 {
     mm_json_object(j, "series");
     mm_json_object(j, "blocking");
@@ -210,6 +228,7 @@ static void write_series(mm_json_t *j, const size_t *tile, const double *frac)
         mm_json_int(j, NULL, (long long)tile[t]);
     mm_json_close(j, ']');
     mm_json_nums(j, "fraction_of_memcpy", frac, NTILES);
+    mm_json_nums(j, "channels_last", frac_cl, NTILES);
     mm_json_close(j, '}');
     mm_json_close(j, '}');
 }
@@ -248,7 +267,7 @@ static void run_all(mm_json_t *j, buffers_t *b, double *strided)
     tv_t cl = { .data = b->src, .storage_elems = (int64_t)NHWC_ELEMS, .elem_size = sizeof(float),
                 .ndim = 4, .shape = { N, C, H, W }, .strides = { H * W * C, 1, W * C, C } };
     size_t tile[NTILES];
-    double frac[NTILES];
+    double frac[NTILES], frac_cl[NTILES];
     char why[256];
     *strided = strided_fraction(b);
     const char *closed = gate_closed(*strided, why, sizeof why);
@@ -257,10 +276,10 @@ static void run_all(mm_json_t *j, buffers_t *b, double *strided)
     bench_contiguous(j, "contiguous_channels_last", &cl, b,
                      "(20, 256, 56, 56) stored channels last", closed);
     bench_transpose(j, b, closed);
-    int have_series = blocking_series(b, tile, frac) == 0;
+    int have_series = blocking_series(b, tile, frac, frac_cl) == 0;
     mm_bench_end_metrics(j);
     if (have_series)
-        write_series(j, tile, frac);
+        write_series(j, tile, frac, frac_cl);
 }
 
 int main(void)
