@@ -4,6 +4,8 @@
 # recorders of tests/trace.c, your three functions to tvtrace_*, and makes every other global
 # of that object local, so it links beside your normal copy.o. Always -O2, as the benchmark's
 # build, whatever the sanitizer build around it.
+# `tracemiss` (tools/tracemiss.c) prints those misses for a shape and tile of your choice.
+LAB_PROGS := tracemiss=tools/tracemiss.c
 OBJCOPY ?= objcopy
 NM      ?= nm
 TRACE_OBJ := $(OUT)/obj/trace/copy_traced.o
@@ -11,6 +13,9 @@ TRACE_API := tv_contiguous tv_transpose2d_f32 tv_transpose2d_f32_tiled
 TRACE_MEM := memcpy memmove memset __memcpy_chk __memmove_chk __memset_chk
 
 $(OUT)/check_lab: $(TRACE_OBJ)
+$(OUT)/tracemiss: $(OUT)/obj/tests/trace.o $(TRACE_OBJ)
+# The traced object comes after liblab.a on the link line: the library again, for what it calls.
+$(OUT)/check_lab $(OUT)/tracemiss: LDLIBS += $(OUT)/liblab.a
 
 $(OUT)/obj/trace/copy.o: $(LABSRC)/src/copy.c
 	@mkdir -p $(@D)

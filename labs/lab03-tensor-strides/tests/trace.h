@@ -5,7 +5,7 @@
  * ThreadSanitizer instrumentation, which calls a function before every load and store the
  * compiled code makes (with its address and size), and renames, in that second object only,
  * those calls and memcpy/memmove/memset to the recorders in trace.c and your three functions to
- * the tvtrace_ names below. So the trace is of your own compiled code, loop order, tiles and
+ * the tvtrace_ names below (tools/tracemiss.c prints the same counts for any shape). So the trace is of your own compiled code, loop order, tiles and
  * vector loads included. Non-temporal stores and inline assembly are invisible to it: a trace
  * that misses an element of the source or the destination fails the test, saying so. */
 #ifndef TV_TEST_TRACE_H
@@ -46,5 +46,7 @@ void trace_end(trace_stats_t *st);
 int tvtrace_contiguous(const tv_t *v, void *dst, size_t dst_bytes);
 int tvtrace_transpose2d_f32(const float *src, size_t rows, size_t cols, size_t ld_src,
                             float *dst, size_t ld_dst);
+int tvtrace_transpose2d_f32_tiled(const float *src, size_t rows, size_t cols, size_t ld_src,
+                                  float *dst, size_t ld_dst, size_t tile);
 
 #endif
