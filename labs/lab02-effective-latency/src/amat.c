@@ -4,6 +4,10 @@
 #include <errno.h>
 #include <math.h>
 
+/* ===== YOUR CODE HERE (optional): extra #includes, your own types and static helpers ===== */
+
+/* ===== END YOUR CODE ===== */
+
 int el_amat(const double *hit, const double *lat, size_t ncaches, double *out)
 {
     /* ===== YOUR CODE HERE =====

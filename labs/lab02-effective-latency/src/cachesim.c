@@ -10,6 +10,10 @@ struct el_cache {
     /* ===== END YOUR CODE ===== */
 };
 
+/* ===== YOUR CODE HERE (optional): extra #includes, your own types and static helpers ===== */
+
+/* ===== END YOUR CODE ===== */
+
 int el_cache_create(el_cache_t **out, size_t sets, size_t ways, size_t line)
 {
     /* ===== YOUR CODE HERE =====

@@ -9,6 +9,10 @@
 #include "mm_timer.h" /* mm_now_ns */
 #include "walk.h"     /* el_pages_alloc, el_pages_free */
 
+/* ===== YOUR CODE HERE (optional): extra #includes, your own types and static helpers ===== */
+
+/* ===== END YOUR CODE ===== */
+
 int el_sattolo(size_t *next, size_t n, mm_rng_t *rng)
 {
     /* ===== YOUR CODE HERE =====

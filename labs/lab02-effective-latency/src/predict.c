@@ -6,6 +6,10 @@
 #include "amat.h"
 #include "cachesim.h"
 
+/* ===== YOUR CODE HERE (optional): extra #includes, your own types and static helpers ===== */
+
+/* ===== END YOUR CODE ===== */
+
 int el_sim_hit_rates(const uint64_t *addr, size_t n, size_t size, size_t warmup,
                      const el_geom_t *geom, size_t nlevels, double *hit)
 {
