@@ -1,6 +1,7 @@
 /* Lab 02, part C: a set-associative cache simulator with LRU replacement (in the spirit of
- * CS:APP's cache lab). It counts the hits, misses and evictions a trace of loads would cause in a
- * cache of a given geometry: the hit rates part A's formula needs. */
+ * CS:APP's cache lab, except that an access here may cross lines: each line it touches is one
+ * lookup). It counts the hits, misses and evictions a trace of loads would cause in a cache of a
+ * given geometry: the hit rates part A's formula needs. */
 #ifndef EL_CACHESIM_H
 #define EL_CACHESIM_H
 #include <stddef.h>
