@@ -17,6 +17,10 @@ typedef enum { MP_FP32, MP_AMP_FP16, MP_AMP_BF16, MP_BF16 } mp_recipe_t;
 typedef enum { MP_SGD, MP_MOMENTUM, MP_ADAM } mp_optimizer_t;
 typedef enum { MP_RECOMPUTE_NONE, MP_RECOMPUTE_SELECTIVE, MP_RECOMPUTE_FULL } mp_recompute_t;
 typedef enum { MP_TRAIN, MP_INFER } mp_mode_t;
+/* The layer whose activations are counted (see mp_activation_bytes):
+ *   MP_ARCH_GPT    GPT-3 style: LayerNorm, a GeLU MLP of width 4h, dropout (Korthikanti et al.)
+ *   MP_ARCH_LLAMA  Llama style: RMSNorm, a SwiGLU MLP of width ffn_hidden, no dropout */
+typedef enum { MP_ARCH_GPT, MP_ARCH_LLAMA } mp_arch_t;
 
 typedef struct {
     mp_mode_t mode;
@@ -34,6 +38,9 @@ typedef struct {
     int64_t tp;           /* t: tensor-parallel ranks (each holds 1/t of every layer) */
     int seq_parallel;     /* nonzero: Megatron sequence parallelism (with tensor parallelism) */
     mp_recompute_t recompute;
+    mp_arch_t arch;       /* the layer's kind (activations only) */
+    int64_t ffn_hidden;   /* f: the MLP's inner width (MP_ARCH_LLAMA only; Llama-2-7B: 11008) */
+    int flash;            /* nonzero: FlashAttention, which never stores the a*s*s*b matrices */
     int64_t overhead;     /* other bytes per GPU: CUDA context, communication buffers, allocator
                            * fragmentation; your estimate, counted as is (>= 0) */
     int64_t gpu_mem;      /* bytes of memory of one GPU (used by mp_max_micro_batch) */
@@ -48,8 +55,8 @@ typedef struct {
 } mp_budget_t;
 
 /* A config with every size 0 (to be set) and: MP_TRAIN, MP_AMP_BF16, MP_ADAM, ZeRO stage 0,
- * dp 1, tp 1, micro_batch 1, no sequence parallelism, MP_RECOMPUTE_NONE, overhead 0, gpu_mem 0
- * (given). */
+ * dp 1, tp 1, micro_batch 1, no sequence parallelism, MP_RECOMPUTE_NONE, MP_ARCH_GPT, no flash,
+ * overhead 0, gpu_mem 0 (given). */
 void mp_config_init(mp_config_t *c);
 
 /* Bytes per parameter of a recipe and optimizer:
@@ -73,17 +80,26 @@ int mp_bytes_per_param(mp_recipe_t recipe, mp_optimizer_t optimizer, mp_per_para
 int mp_state_bytes(const mp_config_t *c, uint64_t *weights, uint64_t *grads, uint64_t *optimizer);
 
 /* Activations one training micro-batch keeps for the backward pass, summed over all layers, on
- * one GPU (Korthikanti et al., "Reducing Activation Recomputation in Large Transformer Models",
- * arXiv 2205.05198: 16-bit activations, 1-byte dropout masks). Per layer, with s = seq_len,
- * b = micro_batch, h = hidden, a = heads, t = tp, "sbh" = s*b*h and "as2b" = a*s*s*b:
- *     per_layer = R + ceil(Q / t), where
+ * one GPU, with 16-bit activations. Per layer, with s = seq_len, b = micro_batch, h = hidden,
+ * a = heads, f = ffn_hidden, t = tp, "sbh" = s*b*h, "sbf" = s*b*f and "as2b" = a*s*s*b:
+ *     per_layer = R + ceil(Q / t), where, for MP_ARCH_GPT (Korthikanti et al., "Reducing
+ *     Activation Recomputation in Large Transformer Models", arXiv 2205.05198: a GPT-3 layer with
+ *     LayerNorm, a 4h GeLU MLP, dropout and its 1-byte masks):
  *       MP_RECOMPUTE_NONE:      R = 10 sbh,  Q = 24 sbh + 5 as2b    (t = 1: sbh(34 + 5as/h))
  *       MP_RECOMPUTE_SELECTIVE: R = 10 sbh,  Q = 24 sbh             (attention recomputed)
  *       MP_RECOMPUTE_FULL:      R =  2 sbh,  Q = 0                  (only each layer's input)
- *     and with seq_parallel nonzero, Q += R and R = 0 (e.g. selective: 34 sbh / t).
+ *     and for MP_ARCH_LLAMA (RMSNorm, SwiGLU MLP of width f, no dropout; the per-token
+ *     statistics of the norms are left out, under 0.1%):
+ *       MP_RECOMPUTE_NONE:      R =  8 sbh,  Q = 8 sbh + 8 sbf + 2 as2b
+ *       MP_RECOMPUTE_SELECTIVE: R =  8 sbh,  Q = 8 sbh + 8 sbf
+ *       MP_RECOMPUTE_FULL:      R =  2 sbh,  Q = 0
+ *     flash nonzero drops the as2b term of Q (FlashAttention keeps no s*s matrix; its
+ *     per-row statistics are left out, under 0.1%); with seq_parallel nonzero, Q += R and R = 0
+ *     (e.g. GPT selective: 34 sbh / t).
  * total = layers * per_layer, doubled for MP_FP32 (4-byte activations). Ignores mode.
- * Uses recipe, layers, hidden, heads, seq_len, micro_batch (all >= 1), tp (>= 1), recompute;
- * hidden must be a multiple of heads and heads a multiple of tp.
+ * Uses recipe, layers, hidden, heads, seq_len, micro_batch (all >= 1), tp (>= 1), recompute,
+ * arch, flash, and for MP_ARCH_LLAMA ffn_hidden (>= 1; ignored for MP_ARCH_GPT); hidden must be
+ * a multiple of heads and heads a multiple of tp.
  * Returns 0; -EINVAL (NULL, a field out of range); -EOVERFLOW. */
 int mp_activation_bytes(const mp_config_t *c, uint64_t *out);
 

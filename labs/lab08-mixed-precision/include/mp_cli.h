@@ -18,8 +18,9 @@ int mp_parse_bytes(const char *s, int64_t *out);
  * sets *out; -EINVAL (not a number, negative, fractional, unknown suffix); -ERANGE if too big. */
 int mp_parse_count(const char *s, int64_t *out);
 
-/* Fills the model fields of *c (params, layers, hidden, heads, kv_heads, seq_len) from a preset:
- * "llama2-7b", "llama2-13b", "llama2-70b", "gpt3-175b". Returns 0 or -ENOENT. */
+/* Fills the model fields of *c (params, layers, hidden, heads, kv_heads, seq_len, arch,
+ * ffn_hidden) from a preset: "llama2-7b", "llama2-13b", "llama2-70b" (MP_ARCH_LLAMA, SwiGLU
+ * widths 11008, 13824, 28672), "gpt3-175b" (MP_ARCH_GPT). Returns 0 or -ENOENT. */
 int mp_preset(const char *name, mp_config_t *c);
 
 /* Runs `mlmem-budget` on argv[1..argc): writes the report into out and any error message into

@@ -27,6 +27,11 @@ static const char usage[] =
     "  --tp N             tensor-parallel ranks                 (default 1)\n"
     "  --seq-parallel     Megatron sequence parallelism (with --tp)\n"
     "  --recompute R      none | selective | full               (default none)\n"
+    "  --arch A           gpt | llama: the layer whose activations are counted (default gpt;\n"
+    "                     the llama2 presets set llama): gpt = LayerNorm, 4h GeLU MLP, dropout\n"
+    "                     (Korthikanti et al.); llama = RMSNorm, SwiGLU MLP, no dropout\n"
+    "  --ffn-hidden N     the SwiGLU MLP's width f (--arch llama; Llama-2-7B: 11008)\n"
+    "  --flash            FlashAttention: no a*s*s*b attention matrices kept\n"
     "  --micro-batch N    sequences per GPU per step            (default 1)\n"
     "inference:\n"
     "  --inference        weights + KV cache instead of training\n"
@@ -106,15 +111,17 @@ int mp_parse_count(const char *s, int64_t *out)
 typedef struct {
     const char *name;
     int64_t params, layers, hidden, heads, kv_heads, seq_len;
+    mp_arch_t arch;
+    int64_t ffn_hidden;
 } preset_t;
 
 /* Llama 2 (Touvron et al. 2023; parameter counts of the released checkpoints), GPT-3 (Brown et
  * al. 2020, Table 2.1). */
 static const preset_t presets[] = {
-    { "llama2-7b", 6738415616, 32, 4096, 32, 32, 4096 },
-    { "llama2-13b", 13015864320, 40, 5120, 40, 40, 4096 },
-    { "llama2-70b", 68976648192, 80, 8192, 64, 8, 4096 },
-    { "gpt3-175b", 175000000000, 96, 12288, 96, 96, 2048 },
+    { "llama2-7b", 6738415616, 32, 4096, 32, 32, 4096, MP_ARCH_LLAMA, 11008 },
+    { "llama2-13b", 13015864320, 40, 5120, 40, 40, 4096, MP_ARCH_LLAMA, 13824 },
+    { "llama2-70b", 68976648192, 80, 8192, 64, 8, 4096, MP_ARCH_LLAMA, 28672 },
+    { "gpt3-175b", 175000000000, 96, 12288, 96, 96, 2048, MP_ARCH_GPT, 4 * 12288 },
 };
 
 int mp_preset(const char *name, mp_config_t *c)
@@ -124,6 +131,7 @@ int mp_preset(const char *name, mp_config_t *c)
         if (strcasecmp(name, p->name) == 0) {
             c->params = p->params, c->layers = p->layers, c->hidden = p->hidden;
             c->heads = p->heads, c->kv_heads = p->kv_heads, c->seq_len = p->seq_len;
+            c->arch = p->arch, c->ffn_hidden = p->ffn_hidden;
             return 0;
         }
     }
@@ -152,7 +160,7 @@ static void say(sink_t *s, const char *fmt, ...)
 
 /* ---- the options ---- */
 
-enum kind { K_COUNT, K_BYTES, K_SWITCH, K_RECIPE, K_OPTIMIZER, K_RECOMPUTE, K_MODEL };
+enum kind { K_COUNT, K_BYTES, K_SWITCH, K_RECIPE, K_OPTIMIZER, K_RECOMPUTE, K_ARCH, K_MODEL };
 
 typedef struct {
     const char *flag;
@@ -171,18 +179,20 @@ static const opt_t opts[] = {
     { "--seq-parallel", K_SWITCH, F(seq_parallel) }, { "--recompute", K_RECOMPUTE, F(recompute) },
     { "--micro-batch", K_COUNT, F(micro_batch) }, { "--batch", K_COUNT, F(micro_batch) },
     { "--inference", K_SWITCH, F(mode) }, { "--gpu-mem", K_BYTES, F(gpu_mem) },
-    { "--overhead", K_BYTES, F(overhead) },
+    { "--overhead", K_BYTES, F(overhead) }, { "--arch", K_ARCH, F(arch) },
+    { "--ffn-hidden", K_COUNT, F(ffn_hidden) }, { "--flash", K_SWITCH, F(flash) },
 };
 #undef F
 
 static const char *const recipe_names[] = { "fp32", "amp-fp16", "amp-bf16", "bf16" };
 static const char *const optimizer_names[] = { "sgd", "momentum", "adam" };
 static const char *const recompute_names[] = { "none", "selective", "full" };
+static const char *const arch_names[] = { "gpt", "llama" };
 
 typedef struct {
     mp_config_t c;
     int shape_flags; /* how many of --layers/--hidden/--heads/--seq were given */
-    int have_kv, have_model;
+    int have_kv, have_model, have_ffn;
     sink_t out, err;
 } cli_t;
 
@@ -233,6 +243,8 @@ static int set_option(cli_t *k, const opt_t *o, const char *v)
     case K_SWITCH:
         if (o->field == offsetof(mp_config_t, mode))
             k->c.mode = MP_INFER;
+        else if (o->field == offsetof(mp_config_t, flash))
+            k->c.flash = 1;
         else
             k->c.seq_parallel = 1;
         return 0;
@@ -248,9 +260,14 @@ static int set_option(cli_t *k, const opt_t *o, const char *v)
         if ((i = choice(k, o, v, recompute_names, 3)) >= 0)
             k->c.recompute = (mp_recompute_t)i;
         return i < 0 ? 2 : 0;
+    case K_ARCH:
+        if ((i = choice(k, o, v, arch_names, 2)) >= 0)
+            k->c.arch = (mp_arch_t)i;
+        return i < 0 ? 2 : 0;
     default:
         k->shape_flags += is_shape(o->field);
         k->have_kv |= o->field == offsetof(mp_config_t, kv_heads);
+        k->have_ffn |= o->field == offsetof(mp_config_t, ffn_hidden);
         return set_number(k, o, v);
     }
 }
@@ -311,6 +328,11 @@ static int check_combination(cli_t *k)
     else if (!shape && k->c.mode == MP_INFER)
         why = "--inference needs the model's shape: --model NAME, or --layers, --hidden, --heads "
               "and --seq";
+    else if (k->c.arch == MP_ARCH_LLAMA && k->c.ffn_hidden < 1)
+        why = "--arch llama needs the SwiGLU width: --ffn-hidden N (>= 1; Llama-2-7B: 11008), "
+              "or a llama2 preset";
+    else if (k->c.arch == MP_ARCH_GPT && k->have_ffn)
+        why = "--ffn-hidden applies to --arch llama only (a GPT layer's MLP is 4 x hidden)";
     if (why)
         say(&k->err, "mlmem-budget: %s\n", why);
     return why ? 2 : 0;
@@ -334,11 +356,18 @@ static void describe(cli_t *k)
         return;
     }
     say(&k->out, "\ntraining: %s + %s, ZeRO stage %lld, %lld data-parallel rank%s, tp %lld%s, "
-                 "micro-batch %lld, recompute %s\n\n", recipe,
+                 "micro-batch %lld, recompute %s", recipe,
         (unsigned)c->optimizer < 3 ? optimizer_names[c->optimizer] : "?",
         (long long)c->zero_stage, (long long)c->dp, c->dp == 1 ? "" : "s", (long long)c->tp,
         c->seq_parallel ? " + sequence parallel" : "", (long long)c->micro_batch,
         (unsigned)c->recompute < 3 ? recompute_names[c->recompute] : "?");
+    if (k->have_model || k->shape_flags) {
+        say(&k->out, "\nactivations: %s layer", (unsigned)c->arch < 2 ? arch_names[c->arch] : "?");
+        if (c->arch == MP_ARCH_LLAMA)
+            say(&k->out, " (SwiGLU width %lld)", (long long)c->ffn_hidden);
+        say(&k->out, ", %s", c->flash ? "FlashAttention" : "eager attention");
+    }
+    say(&k->out, "\n\n");
 }
 
 /* An error of your budget functions, as an exit status. */

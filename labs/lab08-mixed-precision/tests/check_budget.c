@@ -188,6 +188,50 @@ MM_TEST(test_activations_tensor_parallel)
 }
 MM_END_TEST
 
+/* A Llama layer (RMSNorm, SwiGLU of width f, no dropout), bf16, counted by hand: the norms'
+ * inputs 2 x 2sbh, the inputs of the QKV and gate/up projections 2 x 2sbh (R = 8sbh); Q and K
+ * after RoPE 4sbh, V 2sbh, the output projection's input 2sbh; gate, up, silu(gate) and their
+ * product 4 x 2sbf; the softmax output 2as2b, kept once in bf16 (eager attention only). */
+MM_TEST(test_activations_llama_flash)
+{
+    mp_config_t c = llama7b(); /* s 4096, b 1, h 4096, a 32, L 32 */
+    c.arch = MP_ARCH_LLAMA, c.ffn_hidden = 11008;
+    uint64_t got, sbh = 4096ull * 4096, sbf = 4096ull * 11008, as2b = 32ull * 4096 * 4096;
+    MM_ASSERT_OK(mp_activation_bytes(&c, &got));
+    ck_assert_msg(got == 32 * (16 * sbh + 8 * sbf + 2 * as2b) && got == 54492397568ull,
+                  "Llama, eager: L * (16sbh + 8sbf + 2as2b) = 54.49 GB; got %llu",
+                  (unsigned long long)got);
+    c.flash = 1;
+    MM_ASSERT_OK(mp_activation_bytes(&c, &got));
+    ck_assert_msg(got == 32 * (16 * sbh + 8 * sbf) && got == 20132659200ull,
+                  "Llama, FlashAttention: L * (16sbh + 8sbf) = 20.13 GB; got %llu",
+                  (unsigned long long)got);
+    c.tp = 8, c.flash = 0;
+    MM_ASSERT_OK(mp_activation_bytes(&c, &got));
+    ck_assert_msg(got == 32 * (8 * sbh + (8 * sbh + 8 * sbf + 2 * as2b) / 8),
+                  "Llama, tensor parallel over 8: L * (8sbh + (8sbh + 8sbf + 2as2b) / t); got %llu",
+                  (unsigned long long)got);
+    c.seq_parallel = 1, c.recompute = MP_RECOMPUTE_SELECTIVE;
+    MM_ASSERT_OK(mp_activation_bytes(&c, &got));
+    ck_assert_msg(got == 32 * (16 * sbh + 8 * sbf) / 8, "Llama, selective + sequence parallel: "
+                  "L * (16sbh + 8sbf) / t; got %llu", (unsigned long long)got);
+    c.recompute = MP_RECOMPUTE_FULL, c.seq_parallel = 0, c.tp = 1;
+    MM_ASSERT_OK(mp_activation_bytes(&c, &got));
+    ck_assert_msg(got == 32 * 2 * sbh, "Llama, full recompute: L * 2sbh; got %llu",
+                  (unsigned long long)got);
+    c = llama7b(), c.flash = 1; /* GPT layer with FlashAttention: the 5as2b term goes */
+    MM_ASSERT_OK(mp_activation_bytes(&c, &got));
+    ck_assert_msg(got == 32 * 34 * sbh, "GPT, FlashAttention: L * 34sbh; got %llu",
+                  (unsigned long long)got);
+    c.flash = 0, c.ffn_hidden = -5; /* ignored by a GPT layer */
+    MM_ASSERT_OK(mp_activation_bytes(&c, &got));
+    c.arch = MP_ARCH_LLAMA, c.ffn_hidden = 0;
+    MM_ASSERT_ERR(mp_activation_bytes(&c, &got), -EINVAL);
+    c.ffn_hidden = 11008, c.arch = (mp_arch_t)2;
+    MM_ASSERT_ERR(mp_activation_bytes(&c, &got), -EINVAL);
+}
+MM_END_TEST
+
 MM_TEST(test_kv_cache)
 {
     mp_config_t c = llama7b();
@@ -281,9 +325,11 @@ MM_TEST(test_max_micro_batch_story)
     mp_config_t c = llama7b();
     int64_t b = -1;
     c.zero_stage = 2, c.dp = 8, c.recompute = MP_RECOMPUTE_SELECTIVE, c.gpu_mem = 80ll << 30;
+    c.arch = MP_ARCH_LLAMA, c.ffn_hidden = 11008;
     MM_ASSERT_OK(mp_max_micro_batch(&c, &b));
-    ck_assert_msg(b == 3, "2*6.74e9 + 14*6.74e9/8 bytes of states + 32 * 34 * sbh = 18.3 GB per "
-                  "sequence of 4096 tokens: 3 sequences fit in 80 GiB, got %lld", (long long)b);
+    ck_assert_msg(b == 3, "2*6.74e9 + 14*6.74e9/8 = 25.3 GB of states, and 32 (16sbh + 8sbf) = "
+                  "20.1 GB per sequence of 4096 tokens: 3 sequences fit in 80 GiB (85.9 GB), "
+                  "got %lld", (long long)b);
     c.zero_stage = 0;
     MM_ASSERT_ERR(mp_max_micro_batch(&c, &b), -ENOSPC);
     c.gpu_mem = 0;
@@ -441,6 +487,7 @@ Suite *budget_suite(void)
     tcase_add_test(tc, test_zero_random);
     tcase_add_test(tc, test_activations_korthikanti);
     tcase_add_test(tc, test_activations_tensor_parallel);
+    tcase_add_test(tc, test_activations_llama_flash);
     tcase_add_test(tc, test_kv_cache);
     tcase_add_test(tc, test_budget_total);
     tcase_add_test(tc, test_max_micro_batch);

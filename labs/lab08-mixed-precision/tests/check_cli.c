@@ -69,12 +69,61 @@ MM_TEST(test_cli_rejects_bad_input)
 }
 MM_END_TEST
 
+/* The activations line of a report must show `bytes` as GB, as mp_format_breakdown prints it. */
+static int shows_activations(const run_t *r, double bytes)
+{
+    char want[64];
+    snprintf(want, sizeof want, "%-12s %10.2f", "activations", bytes / 1e9);
+    return r->status == 0 && strstr(r->out, want) != NULL;
+}
+
+MM_TEST(test_cli_arch_flash)
+{
+    /* Llama-2-7B, s 4096, b 1, bf16, 32 layers, h 4096, a 32, f 11008: sbh = 4096 * 4096,
+     * sbf = 4096 * 11008, as2b = 32 * 4096 * 4096 */
+    double sbh = 4096.0 * 4096, sbf = 4096.0 * 11008, as2b = 32.0 * 4096 * 4096;
+    run_t r;
+    RUN(&r, "--model", "llama2-7b");
+    ck_assert_msg(shows_activations(&r, 32 * (16 * sbh + 8 * sbf + 2 * as2b)),
+                  "the llama2 preset is a Llama layer, eager: 32 (16sbh + 8sbf + 2as2b) = "
+                  "54.49 GB:\n%s%s", r.out, r.err);
+    RUN(&r, "--model", "llama2-7b", "--flash");
+    ck_assert_msg(shows_activations(&r, 32 * (16 * sbh + 8 * sbf)),
+                  "Llama with FlashAttention: 32 (16sbh + 8sbf) = 20.13 GB:\n%s%s", r.out, r.err);
+    RUN(&r, "--model", "llama2-7b", "--arch", "gpt");
+    ck_assert_msg(shows_activations(&r, 32 * (34 * sbh + 5 * as2b)),
+                  "--arch gpt: Korthikanti's 32 sbh(34 + 5as/h) = 104.15 GB:\n%s%s", r.out, r.err);
+    RUN(&r, "--params", "7e9", "--layers", "32", "--hidden", "4096", "--heads", "32", "--seq",
+        "4096", "--arch", "llama", "--ffn-hidden", "11008", "--flash");
+    ck_assert_msg(shows_activations(&r, 32 * (16 * sbh + 8 * sbf)),
+                  "--arch llama --ffn-hidden 11008 --flash without a preset:\n%s%s", r.out, r.err);
+    static const struct { const char *flag, *value, *said; } bad[] = {
+        { "--arch", "mamba", "gpt llama" },       { "--ffn-hidden", "0", "--ffn-hidden N" },
+        { "--ffn-hidden", "-1", "whole number" }, { "--arch", "", "gpt llama" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        RUN(&r, "--model", "llama2-7b", (char *)bad[i].flag, (char *)bad[i].value);
+        ck_assert_msg(r.status == 2 && strstr(r.err, bad[i].said),
+                      "%s '%s': want exit status 2 and a message saying '%s'; got %d: %s",
+                      bad[i].flag, bad[i].value, bad[i].said, r.status, r.err);
+    }
+    RUN(&r, "--params", "7e9", "--layers", "32", "--hidden", "4096", "--heads", "32", "--seq",
+        "4096", "--arch", "llama");
+    ck_assert_msg(r.status == 2 && strstr(r.err, "--ffn-hidden"), "--arch llama without a width: "
+                  "want status 2 naming --ffn-hidden; got %d: %s", r.status, r.err);
+    RUN(&r, "--model", "gpt3-175b", "--ffn-hidden", "4096");
+    ck_assert_msg(r.status == 2 && strstr(r.err, "llama only"), "--ffn-hidden with a GPT layer: "
+                  "want status 2; got %d: %s", r.status, r.err);
+}
+MM_END_TEST
+
 Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
     TCase *tc = tcase_create("cli");
     tcase_add_test(tc, test_cli_llama2_inference);
     tcase_add_test(tc, test_cli_rejects_bad_input);
+    tcase_add_test(tc, test_cli_arch_flash);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -8,7 +8,7 @@ void mp_config_init(mp_config_t *c)
 {
     *c = (mp_config_t){ .mode = MP_TRAIN, .recipe = MP_AMP_BF16, .optimizer = MP_ADAM,
                         .zero_stage = 0, .dp = 1, .tp = 1, .micro_batch = 1,
-                        .recompute = MP_RECOMPUTE_NONE };
+                        .recompute = MP_RECOMPUTE_NONE, .arch = MP_ARCH_GPT };
 }
 
 /* a * b and a + b that remember an overflow in *ovf instead of wrapping. */
@@ -71,21 +71,34 @@ static int shape_ok(const mp_config_t *c)
            c->seq_len >= 1 && c->micro_batch >= 1;
 }
 
+/* The bytes one layer keeps: R on every tensor-parallel rank, Q split over them (Q += R with
+ * sequence parallelism); see the table in mp_budget.h. */
+static void layer_terms(const mp_config_t *c, uint64_t sbh, uint64_t sbf, uint64_t as2b,
+                        uint64_t *r, uint64_t *q, int *ovf)
+{
+    int llama = c->arch == MP_ARCH_LLAMA;
+    *r = mul(llama ? 8 : 10, sbh, ovf);
+    *q = llama ? add(mul(8, sbh, ovf), mul(8, sbf, ovf), ovf) : mul(24, sbh, ovf);
+    if (c->recompute == MP_RECOMPUTE_NONE && !c->flash)
+        *q = add(*q, mul(llama ? 2 : 5, as2b, ovf), ovf);
+    else if (c->recompute == MP_RECOMPUTE_FULL)
+        *r = mul(2, sbh, ovf), *q = 0;
+    if (c->seq_parallel)
+        *q = add(*q, *r, ovf), *r = 0;
+}
+
 int mp_activation_bytes(const mp_config_t *c, uint64_t *out)
 {
-    if (!c || !out || !shape_ok(c) || (unsigned)c->recompute > MP_RECOMPUTE_FULL)
+    if (!c || !out || !shape_ok(c) || (unsigned)c->recompute > MP_RECOMPUTE_FULL ||
+        (unsigned)c->arch > MP_ARCH_LLAMA || (c->arch == MP_ARCH_LLAMA && c->ffn_hidden < 1))
         return -EINVAL;
     int ovf = 0;
-    uint64_t s = (uint64_t)c->seq_len, b = (uint64_t)c->micro_batch;
+    uint64_t s = (uint64_t)c->seq_len, b = (uint64_t)c->micro_batch, r, q;
     uint64_t sbh = mul(mul(s, b, &ovf), (uint64_t)c->hidden, &ovf);
+    uint64_t sbf = c->arch == MP_ARCH_LLAMA ? mul(mul(s, b, &ovf), (uint64_t)c->ffn_hidden, &ovf)
+                                            : 0;
     uint64_t as2b = mul(mul(mul((uint64_t)c->heads, s, &ovf), s, &ovf), b, &ovf);
-    uint64_t r = mul(10, sbh, &ovf), q = mul(24, sbh, &ovf); /* selective */
-    if (c->recompute == MP_RECOMPUTE_NONE)
-        q = add(q, mul(5, as2b, &ovf), &ovf);
-    else if (c->recompute == MP_RECOMPUTE_FULL)
-        r = mul(2, sbh, &ovf), q = 0;
-    if (c->seq_parallel)
-        q = add(q, r, &ovf), r = 0;
+    layer_terms(c, sbh, sbf, as2b, &r, &q, &ovf);
     uint64_t layer = add(r, ceil_div(q, (uint64_t)c->tp), &ovf);
     uint64_t total = mul(mul((uint64_t)c->layers, layer, &ovf), c->recipe == MP_FP32 ? 2 : 1, &ovf);
     if (ovf)
