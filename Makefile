@@ -24,6 +24,8 @@ help:
 	@echo "  make handin [LAB=NN]       the archive to hand in: your code, answers.md, timelog.md, the grade"
 	@echo "        [DEST=dir] [NOGRADE=1]  (<lab>-handin.tar.gz; LAB: the lab built or graded last)"
 	@echo "  make hwinfo                cores, caches, line size, NUMA nodes, GPUs of this machine"
+	@echo "  make numa-guest [SUBMISSION=dir]  grade lab 04 in a two-NUMA-node QEMU guest (one-node"
+	@echo "                             machines; KVM if it works, else emulated; the kernel is fetched once)"
 	@echo "  make plots [LAB=NN]        PNG plots from your own benchmark runs (build/plots/)"
 	@echo "  make slides                render the slide decks to HTML (build/slides/, opens offline)"
 	@echo
@@ -53,6 +55,9 @@ lab%:
 	@$(MAKE) -f common/lab-build.mk LABSRC=labs/$(call lab_slug,$*) OUT=$(BUILD)/labs/$(call lab_slug,$*)
 	@echo "== unit tests of $(call lab_slug,$*) (your code in labs/$(call lab_slug,$*)/src) =="
 	@$(BUILD)/labs/$(call lab_slug,$*)/check_lab || echo "(some tests fail: see above; \`make grade LAB=$*\` scores them)"
+
+numa-guest:
+	@$(GRADER).numa_guest "$(SUBMISSION)"
 
 grade:
 	@$(GRADER) grade $(if $(LAB),--lab $(LAB)) --submission "$(SUBMISSION)" $(if $(filter 1,$(STRICT)),--strict) $(if $(HIDDEN),--hidden "$(HIDDEN)")
@@ -98,4 +103,4 @@ slides:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: help deps grade batch release gradescope calibrate hint handin plots hwinfo test slides clean
+.PHONY: help deps numa-guest grade batch release gradescope calibrate hint handin plots hwinfo test slides clean

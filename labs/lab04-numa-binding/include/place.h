@@ -36,8 +36,9 @@ void nb_free(void *p, size_t bytes);
 
 /* Where each of the npages pages from the page-aligned `addr` is, as move_pages(2) with
  * nodes == NULL reports it (nothing is moved): status[i] = the page's NUMA node (>= 0), or a
- * negative errno: -ENOENT for a page never touched, -EFAULT for a page only read so far (it maps
- * the shared zero page) or not mapped. Returns 0; -EINVAL if addr or status is NULL, addr is
+ * negative errno, which is the kernel's to choose: -ENOENT for a page never touched (Linux 6.1
+ * says -EFAULT there too), -EFAULT for a page only read so far (it maps the shared zero page) or
+ * not mapped. Returns 0; -EINVAL if addr or status is NULL, addr is
  * not page-aligned or npages is 0; -ENOMEM; the negative errno of a failed move_pages (-EPERM
  * where a container forbids it). */
 int nb_page_nodes(const void *addr, size_t npages, int *status);

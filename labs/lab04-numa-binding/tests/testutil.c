@@ -110,11 +110,22 @@ void tu_page_status(const void *addr, size_t npages, int *status)
     ck_assert_msg(rc == 0, "move_pages failed: %s", strerror(err));
 }
 
+int tu_resident(const void *addr)
+{
+    unsigned char v = 0;
+    void *page = (void *)((uintptr_t)addr / tu_page() * tu_page());
+    ck_assert_msg(mincore(page, tu_page(), &v) == 0, "mincore failed: %s", strerror(errno));
+    return v & 1;
+}
+
 char *tu_map(size_t npages)
 {
     void *p = mmap(NULL, npages * tu_page(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                    -1, 0);
     ck_assert_msg(p != MAP_FAILED, "mmap of %zu pages failed", npages);
+    /* Where transparent huge pages are "always", touching one page would fault in the 2 MiB
+     * around it, and the pages a test leaves untouched would not stay so. */
+    madvise(p, npages * tu_page(), MADV_NOHUGEPAGE);
     return p;
 }
 

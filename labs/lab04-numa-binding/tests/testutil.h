@@ -28,6 +28,10 @@ void tu_pin(int pu);
 /* move_pages(2) with nodes == NULL, straight from the kernel. */
 void tu_page_status(const void *addr, size_t npages, int *status);
 
+/* Whether the page holding addr has anything mapped (mincore(2)): a page of its own or the
+ * shared zero page. Unlike move_pages' -ENOENT, the same on every kernel. */
+int tu_resident(const void *addr);
+
 /* An anonymous private mapping of npages pages, nothing touched yet; free with tu_unmap. */
 char *tu_map(size_t npages);
 void tu_unmap(char *p, size_t npages);
