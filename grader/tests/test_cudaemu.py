@@ -100,3 +100,4 @@ def test_pipeline_without_slot_waits_fails_in_race_mode(make_variant, tmp_path):
               extra=["--parts", "tests"])
     t = g.tests("05")["test_gpu_pipeline_matches_host"]
     assert t["status"] == "failed", g.stdout[-4000:]
+    assert "stream" in t.get("output", "") and "race" in t.get("output", "").lower(), t

@@ -2,11 +2,13 @@
  * (they come before any CUDA call); without nvcc nothing here runs. */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bandwidth.h"
 #include "pipeline.h"
 #include "plan.h"
+#include "mm_emu.h"
 #include "pt_test.h"
 #ifdef MM_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -99,9 +101,12 @@ static void check_output(const uint32_t *src, const uint32_t *dst, size_t n, uns
     size_t i = 0;
     while (i < n && dst[i] == want[i])
         i++;
+    char race[360] = "", seen[320];
+    if (i < n && mm_cuda_emulated() && mm_emu_race_report(seen, sizeof seen) > 0)
+        snprintf(race, sizeof race, "; race mode saw: %s", seen); /* which streams raced */
     ck_assert_msg(i == n, "%s: word %zu is %#x, expected %#x (its chunk was not copied in, "
-                  "transformed and copied out exactly once?)", what, i, i < n ? dst[i] : 0,
-                  i < n ? want[i] : 0);
+                  "transformed and copied out exactly once?)%s", what, i, i < n ? dst[i] : 0,
+                  i < n ? want[i] : 0, race);
     ck_assert_msg(pt_checksum(dst, n) == pt_checksum(want, n), "%s: checksums differ", what);
     free(want);
 }
