@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,11 +72,23 @@ void mm_test_skip(const char *fmt, ...)
     skipped = 1;
 }
 
+/* A fresh seed from the kernel's random source, so that runs started close together (a class
+ * graded in one batch) get unrelated seeds; the clock and pid only if that source fails. */
+static uint64_t fresh_seed(void)
+{
+    uint64_t seed;
+    if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) == (ssize_t)sizeof seed)
+        return seed;
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return mm_rng_next(&(mm_rng_t){ (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec }) ^
+           (uint64_t)getpid();
+}
+
 static void init_seed(void)
 {
     const char *s = getenv("MLMEM_SEED");
-    run_seed = s && *s ? strtoull(s, NULL, 0)
-                       : ((uint64_t)time(NULL) * 2654435761u) ^ (uint64_t)getpid();
+    run_seed = s && *s ? strtoull(s, NULL, 0) : fresh_seed();
     if (getenv("MLMEM_SEED_SECRET"))
         printf("mlmem: seed set by the course staff (secret)\n");
     else
