@@ -13,7 +13,8 @@ import dataclasses
 import glob
 import os
 
-from .labs import Lab, LabError, Test, tomllib
+from . import config
+from .labs import Lab, LabError, Test, entries, read_test
 
 WITHHELD = "failed (a hidden test: the course staff withhold its details)"
 
@@ -24,12 +25,7 @@ def extend(lab: Lab, root: str | None) -> Lab:
     if not d or not os.path.isdir(d):
         return lab
     path = os.path.join(d, "hidden.toml")
-    try:
-        with open(path, "rb") as f:
-            table = tomllib.load(f)
-        tests = [Test(t["name"], float(t["points"]), hidden=True) for t in table["tests"]]
-    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as e:
-        raise LabError(f"{path}: needs [[tests]] with name and points ({e})") from e
+    tests = read(path)
     clash = {t.name for t in tests} & {t.name for t in lab.tests}
     if clash:
         raise LabError(f"{path}: hidden tests reuse published names: {', '.join(sorted(clash))}")
@@ -37,3 +33,15 @@ def extend(lab: Lab, root: str | None) -> Lab:
     if not files:
         raise LabError(f"{d}: hidden.toml but no .c test files")
     return dataclasses.replace(lab, tests=lab.tests + tests, extra_test_files=files)
+
+
+def read(path: str) -> list[Test]:
+    """The [[tests]] (name, points; nothing else) of a hidden.toml, as hidden Tests. Raises
+    LabError (ConfigError) naming the file, the table and the key."""
+    table, shown = config.read(path), config.shown(path)
+    config.check_keys(table, ("tests",), f"{shown}: the top level")
+    tests = [dataclasses.replace(t, hidden=True)
+             for t in entries(table, "tests", read_test, shown)]
+    if not tests:
+        raise LabError(f"{shown}: needs [[tests]] with name and points")
+    return tests

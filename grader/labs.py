@@ -1,23 +1,19 @@
 """Finds the labs and reads each one's lab.toml: points per test, editable files, performance
-metrics with their ramp thresholds, hardware needs and limits. Errors name the file and key."""
+metrics with their ramp thresholds, hardware needs and limits. Read strictly (grader/config.py):
+an unknown key or a wrong type is an error naming the file, the table and the key."""
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
 
-from . import thresholds
-
-try:
-    import tomllib
-except ImportError:  # Python 3.10
-    import tomli as tomllib
+from . import config, thresholds
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LABS_DIR = os.path.join(ROOT, "labs")
 
 
-class LabError(Exception):
-    """A lab's lab.toml is missing or malformed (a maintainer's error, not a student's)."""
+# A lab's lab.toml is missing or malformed: the one configuration error (grader/config.py).
+LabError = config.ConfigError
 
 
 @dataclass
@@ -80,78 +76,151 @@ class Lab:
         return os.path.join(LABS_DIR, self.slug)
 
 
-def _need(table: dict, key: str, kind, where: str):
-    if key not in table:
-        raise LabError(f"{where}: missing '{key}'")
-    val = table[key]
-    if kind is float and isinstance(val, int) and not isinstance(val, bool):
-        val = float(val)
-    if not isinstance(val, kind):
-        raise LabError(f"{where}: '{key}' must be {kind.__name__}, not {val!r}")
-    return val
+# The keys each table of lab.toml may have; anything else is an error with a suggestion.
+TOP_KEYS = ("lab", "tests", "metrics", "limits", "plots", "requires")
+LAB_KEYS = ("title", "editable", "threaded")
+TEST_KEYS = ("name", "points")
+METRIC_KEYS = ("name", "title", "points", "zero", "full", "unit", "requires", "vs_reference")
+LIMIT_KEYS = ("test_timeout_s", "bench_timeout_s", "address_space_mb")
+PLOT_KEYS = ("series", "x", "y", "labels", "title", "xlabel", "ylabel", "logx", "logy", "hline")
+# Hardware a metric (or a whole lab) can require, as grader/hw.py's unmet() checks it.
+REQUIREMENTS = {"cores": int, "numa_nodes": int, "cuda": bool}
+
+
+def _requires(t: dict, where: str, label: str) -> dict:
+    """t's requires = { cores = n, numa_nodes = n, cuda = true } table, checked ({} if none);
+    label names it in messages after where."""
+    req = config.get(t, "requires", dict, where, {})
+    where += label
+    config.check_keys(req, REQUIREMENTS, where, "hardware requirement")
+    for key, kind in REQUIREMENTS.items():
+        val = config.get(req, key, kind, where, None)
+        if kind is int and val is not None and val < 1:
+            raise LabError(f"{where}: '{key}' must be at least 1, not {val}")
+    return req
 
 
 def _metric(m: dict, where: str) -> Metric:
-    name = _need(m, "name", str, where)
-    metric = Metric(name=name, title=m.get("title", name), points=_need(m, "points", float, where),
-                    zero=_need(m, "zero", float, where), full=_need(m, "full", float, where),
-                    unit=m.get("unit", ""), requires=m.get("requires", {}),
-                    vs_reference=_vs_reference(m, f"{where}: metric {name}"))
+    config.check_keys(m, METRIC_KEYS, where)
+    name = config.get(m, "name", str, where)
+    metric = Metric(name=name, title=config.get(m, "title", str, where, name),
+                    points=config.get(m, "points", float, where),
+                    zero=config.get(m, "zero", float, where),
+                    full=config.get(m, "full", float, where),
+                    unit=config.get(m, "unit", str, where, ""),
+                    requires=_requires(m, where, " requires"),
+                    vs_reference=_vs_reference(m, where))
     if metric.zero == metric.full:
-        raise LabError(f"{where}: metric {name}: zero and full thresholds must differ")
+        raise LabError(f"{where}: zero and full thresholds must differ")
     return metric
 
 
 def _vs_reference(m: dict, where: str) -> dict | None:
     """vs_reference = { zero = Z, full = F }: fractions of the reference, 0 <= Z < F <= 1.5."""
-    if "vs_reference" not in m:
+    t = config.get(m, "vs_reference", dict, where, None)
+    if t is None:
         return None
-    t = _need(m, "vs_reference", dict, where)
-    z, f = _need(t, "zero", float, where + ".vs_reference"), _need(t, "full", float,
-                                                                   where + ".vs_reference")
+    where += ".vs_reference"
+    config.check_keys(t, ("zero", "full"), where)
+    z, f = config.get(t, "zero", float, where), config.get(t, "full", float, where)
     if not 0 <= z < f <= 1.5:
         raise LabError(f"{where}: vs_reference needs 0 <= zero < full <= 1.5 (fractions of the "
                        f"reference's figure), not zero = {z:g}, full = {f:g}")
     return {"zero": z, "full": f}
 
 
+def read_test(x: dict, where: str) -> Test:
+    """A [[tests]] table: name and points."""
+    config.check_keys(x, TEST_KEYS, where)
+    return Test(config.get(x, "name", str, where), config.get(x, "points", float, where))
+
+
+def _plot(p: dict, where: str) -> dict:
+    """A [[plots]] table (grader/plots.py draws it), checked."""
+    config.check_keys(p, PLOT_KEYS, where)
+    for key in ("series", "x"):
+        config.get(p, key, str, where)
+    config.get(p, "y", (str, list), where)
+    for key in ("title", "xlabel", "ylabel"):
+        config.get(p, key, str, where, None)
+    for key in ("logx", "logy"):
+        config.get(p, key, bool, where, None)
+    config.get(p, "labels", list, where, None)
+    config.get(p, "hline", float, where, None)
+    return p
+
+
+def entries(t: dict, kind: str, read, path: str) -> list:
+    """Each [[kind]] table of t read by read(table, where); a name given twice is an error."""
+    out = [read(x, f"{path}: {config.entry(kind, i, x)}")
+           for i, x in enumerate(config.tables(t, kind, path))]
+    names = [getattr(x, "name", None) for x in out]
+    twice = sorted({n for n in names if n is not None and names.count(n) > 1})
+    if twice:
+        raise LabError(f"{path}: [[{kind}]] names given more than once: {', '.join(twice)}")
+    return out
+
+
 def _calibrated(key: str, metrics: list[Metric]):
     """Replaces lab.toml's thresholds by the course's thresholds file's, where it has them."""
-    try:
-        table = thresholds.load().get(key, {})
-    except thresholds.ThresholdsError as e:
-        raise LabError(str(e)) from e
+    table = thresholds.load().get(key, {})
+    where = config.shown(thresholds.path())
+    known = {m.name for m in metrics}
+    for name in table:
+        if name not in known:
+            raise LabError(f"{where}: [{key}.{name}]: lab {key[3:]} has no metric '{name}'"
+                           f"{config.suggestion(name, known)}")
     for m in metrics:
         t = table.get(m.name)
         if t and (t["full"] > t["zero"]) == (m.full > m.zero):
             m.zero, m.full = float(t["zero"]), float(t["full"])
             m.source = os.path.relpath(thresholds.path())
         elif t:
-            raise LabError(f"{thresholds.path()}: [{key}.{m.name}] turns lab.toml's direction "
+            raise LabError(f"{where}: [{key}.{m.name}] turns lab.toml's direction "
                            "(higher/lower is better) around")
 
 
-def load(slug: str) -> Lab:
-    path = os.path.join(LABS_DIR, slug, "lab.toml")
+def _test_timeout(limits: dict, where: str) -> float:
+    """[limits] test_timeout_s, or MLMEM_TEST_TIMEOUT_S where it is set (the grader's own tests)."""
+    own = config.get(limits, "test_timeout_s", float, where, 10.0)
+    env = os.environ.get("MLMEM_TEST_TIMEOUT_S")
+    if not env:
+        return own
     try:
-        with open(path, "rb") as f:
-            t = tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise LabError(f"{path}: {e}") from e
-    lab = _need(t, "lab", dict, path)
-    tests = [Test(_need(x, "name", str, path), _need(x, "points", float, path))
-             for x in t.get("tests", [])]
-    metrics = [_metric(m, path) for m in t.get("metrics", [])]
+        return float(env)
+    except ValueError:
+        raise LabError(f"MLMEM_TEST_TIMEOUT_S must be a number of seconds, not {env!r}") from None
+
+
+def _lab(t: dict, path: str) -> tuple[str, list[str], bool]:
+    """[lab]: title, editable files, threaded."""
+    lab = config.get(t, "lab", dict, path)
+    where = f"{path}: [lab]"
+    config.check_keys(lab, LAB_KEYS, where)
+    return (config.get(lab, "title", str, where), config.get(lab, "editable", list, where),
+            config.get(lab, "threaded", bool, where, False))
+
+
+def load(slug: str) -> Lab:
+    """The lab labs/<slug>/lab.toml describes, with the thresholds file's ramps in place of its
+    own where the file has them. Raises LabError (ConfigError) naming the file, table and key
+    on anything it does not know or cannot use."""
+    file = os.path.join(LABS_DIR, slug, "lab.toml")
+    t, path = config.read(file), config.shown(file)
+    config.check_keys(t, TOP_KEYS, f"{path}: the top level")
+    title, editable, threaded = _lab(t, path)
+    metrics = entries(t, "metrics", _metric, path)
     _calibrated(slug[:5], metrics)
-    limits = t.get("limits", {})
-    return Lab(id=slug[3:5], slug=slug, title=_need(lab, "title", str, path),
-               editable=_need(lab, "editable", list, path), tests=tests, metrics=metrics,
-               requires=t.get("requires", {}),
-               test_timeout_s=float(os.environ.get("MLMEM_TEST_TIMEOUT_S") or
-                                    limits.get("test_timeout_s", 10)),
-               bench_timeout_s=float(limits.get("bench_timeout_s", 120)),
-               address_space_mb=limits.get("address_space_mb", 4096) or None,
-               threaded=bool(lab.get("threaded", False)), plots=t.get("plots", []))
+    limits = config.get(t, "limits", dict, path, {})
+    where = f"{path}: [limits]"
+    config.check_keys(limits, LIMIT_KEYS, where)
+    return Lab(id=slug[3:5], slug=slug, title=title, editable=editable,
+               tests=entries(t, "tests", read_test, path), metrics=metrics,
+               requires=_requires(t, path, ": [requires]"),
+               test_timeout_s=_test_timeout(limits, where),
+               bench_timeout_s=config.get(limits, "bench_timeout_s", float, where, 120.0),
+               address_space_mb=config.get(limits, "address_space_mb", int, where, 4096) or None,
+               threaded=threaded, plots=entries(t, "plots", _plot, path))
 
 
 def slugs() -> list[str]:

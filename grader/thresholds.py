@@ -14,19 +14,22 @@ from __future__ import annotations
 
 import datetime
 import os
+import re
 import statistics
 
-try:
-    import tomllib
-except ImportError:  # Python 3.10
-    import tomli as tomllib
+from . import config
+from .config import tomllib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT = os.path.join(ROOT, "thresholds.toml")
 
 
-class ThresholdsError(Exception):
-    """The thresholds file exists but cannot be used (names the file and the entry)."""
+# The thresholds file exists but cannot be used: the one configuration error (grader/config.py).
+ThresholdsError = config.ConfigError
+
+# The keys of a [labNN.metric] table and of its reference/naive figures.
+ENTRY_KEYS = ("zero", "full", "reference", "naive", "margin", "note")
+FIGURE_KEYS = ("min", "median", "max", "runs")
 
 
 def path() -> str:
@@ -34,24 +37,37 @@ def path() -> str:
 
 
 def load() -> dict[str, dict[str, dict]]:
-    """{"lab03": {"transpose_speedup": {"zero": .., "full": .., ...}}}, or {} without a file."""
+    """{"lab03": {"transpose_speedup": {"zero": .., "full": .., ...}}}, or {} without a file.
+    Raises ConfigError naming the file and the entry on an unknown key or a wrong value; the
+    metric names are checked against lab.toml by grader/labs.py."""
     p = path()
     if not os.path.isfile(p):
         if p != DEFAULT:
             raise ThresholdsError(f"{p}: no such thresholds file")
         return {}
-    try:
-        with open(p, "rb") as f:
-            data = tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise ThresholdsError(f"{p}: {e}") from e
+    data, shown = config.read(p), config.shown(p)
     for lab, metrics in data.items():
-        for name, t in (metrics.items() if isinstance(metrics, dict) else []):
-            ok = (isinstance(t, dict) and all(isinstance(t.get(k), (int, float)) for k in
-                                              ("zero", "full")) and t["zero"] != t["full"])
-            if not ok:
-                raise ThresholdsError(f"{p}: [{lab}.{name}] needs numbers zero != full")
+        if not re.fullmatch(r"lab\d\d", lab) or not isinstance(metrics, dict):
+            raise ThresholdsError(f"{shown}: [{lab}] should be a lab's table, [labNN.<metric>]")
+        for name, t in metrics.items():
+            _check_entry(t, f"{shown}: [{lab}.{name}]")
     return data
+
+
+def _check_entry(t, where: str):
+    """One [labNN.metric] table: numbers zero != full, known keys only."""
+    if not isinstance(t, dict):
+        raise ThresholdsError(f"{where} needs numbers zero != full")
+    config.check_keys(t, ENTRY_KEYS, where)
+    if config.get(t, "zero", float, where) == config.get(t, "full", float, where):
+        raise ThresholdsError(f"{where} needs numbers zero != full")
+    config.get(t, "margin", float, where, None)
+    config.get(t, "note", str, where, None)
+    for side in ("reference", "naive"):
+        fig = config.get(t, side, dict, where, {})
+        config.check_keys(fig, FIGURE_KEYS, f"{where} {side}")
+        for key in FIGURE_KEYS:
+            config.get(fig, key, float, f"{where} {side}", None)
 
 
 def propose(zero: float, full: float, ref: list[float], naive: list[float],
