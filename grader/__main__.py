@@ -1,5 +1,7 @@
 """Command line of the grader: `python3 -m grader grade|plots|calibrate|hint ...` (called by
-`make grade`, `make plots`, `make calibrate`, `make hint`)."""
+`make grade`, `make plots`, `make calibrate`, `make hint`). A configuration error
+(grader/config.py: a course file, a folder or a setting it cannot use) exits with status 2 and
+its message on stderr."""
 from __future__ import annotations
 
 import argparse
@@ -8,17 +10,20 @@ import signal
 import sys
 
 from . import labs, report, submission
+from .config import ConfigError
 from .grade import GRADE_DIR, Grading
 
 
+def _folder(path: str | None, what: str) -> str | None:
+    """path, which must be a folder where given; raises ConfigError naming what it is for."""
+    if path and not os.path.isdir(path):
+        raise ConfigError(f"{what} folder '{path}' does not exist")
+    return path
+
+
 def cmd_grade(a) -> int:
-    if not os.path.isdir(a.submission):
-        print(f"mlmem: submission folder '{a.submission}' does not exist", file=sys.stderr)
-        return 2
-    a.hidden = a.hidden or os.environ.get("MLMEM_HIDDEN_TESTS")
-    if a.hidden and not os.path.isdir(a.hidden):
-        print(f"mlmem: hidden-tests folder '{a.hidden}' does not exist", file=sys.stderr)
-        return 2
+    _folder(a.submission, "submission")
+    a.hidden = _folder(a.hidden or os.environ.get("MLMEM_HIDDEN_TESTS"), "hidden-tests")
     chosen = labs.select(a.lab)
     a.submission = submission.resolve(a.submission, chosen, os.path.join(
         GRADE_DIR, "loose-files")) or a.submission
@@ -33,9 +38,7 @@ def cmd_grade(a) -> int:
 
 def cmd_batch(a) -> int:
     from . import batch
-    if not os.path.isdir(a.folder):
-        print(f"mlmem: submissions folder '{a.folder}' does not exist", file=sys.stderr)
-        return 2
+    _folder(a.folder, "submissions")
     extra = ["--hidden", a.hidden] if a.hidden else []
     batch.run(a.folder, labs.select(a.lab), a.out, a.jobs, a.timeout, extra)
     return 0
@@ -48,9 +51,7 @@ def cmd_release(a) -> int:
 
 def cmd_gradescope(a) -> int:
     from . import package
-    if a.hidden and not os.path.isdir(a.hidden):
-        print(f"mlmem: hidden-tests folder '{a.hidden}' does not exist", file=sys.stderr)
-        return 2
+    _folder(a.hidden, "hidden-tests")
     name = f"autograder-lab{labs.select(a.lab)[0].id}.zip" if a.lab else "autograder.zip"
     path = package.build(a.dest or os.path.join("build", "gradescope", name), a.lab, a.hidden,
                          a.secret_seed)
@@ -138,7 +139,7 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     try:
         return a.fn(a)
-    except labs.LabError as e:
+    except ConfigError as e:
         print(f"mlmem: {e}", file=sys.stderr)
         return 2
 

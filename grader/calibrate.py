@@ -13,6 +13,7 @@ import statistics
 import tempfile
 
 from . import bench, build, hw, thresholds, variants
+from .config import ConfigError
 from .labs import Lab
 from .results import SKIPPED
 
@@ -25,7 +26,7 @@ def _binaries(lab: Lab, scratch: str) -> dict[str, str]:
     for name, tree in subs.items():
         built = build.build(lab, tree, tag=f"calibrate-{name}")
         if not built.ok:
-            raise SystemExit(f"{name} does not build:\n{build.first_errors(built.log)}")
+            raise ConfigError(f"{name} does not build:\n{build.first_errors(built.log)}")
         out[name] = os.path.join(built.out_dir, "bench")
     return out
 
@@ -33,8 +34,8 @@ def _binaries(lab: Lab, scratch: str) -> dict[str, str]:
 def measure(lab: Lab, runs: int, out=print) -> dict:
     """{variant: {metric: [item, ...]}}: RUNS benchmark runs of every variant, alternating."""
     if not os.path.isdir(os.path.join(variants.SOLUTIONS, lab.slug)):
-        raise SystemExit(f"calibration needs the reference solution (solutions/{lab.slug}/), "
-                         "which this tree does not have")
+        raise ConfigError(f"calibration needs the reference solution (solutions/{lab.slug}/), "
+                          "which this tree does not have")
     with tempfile.TemporaryDirectory() as scratch:
         bins = _binaries(lab, scratch)
         seen: dict = {v: {m.name: [] for m in lab.metrics} for v in bins}

@@ -15,6 +15,7 @@ import sys
 import tempfile
 
 from . import labs
+from .config import ConfigError
 from .labs import ROOT
 
 # Paths (prefixes) that stay with the course staff.
@@ -33,9 +34,10 @@ def tree_files() -> list[str]:
 
 def export(dest: str, git: bool = True) -> list[str]:
     """Copies the student tree to dest (which must not exist or be empty); with git, makes it a
-    repository with a single commit. Returns the files copied."""
+    repository with a single commit. Returns the files copied; raises ConfigError when dest
+    is a folder with something in it."""
     if os.path.isdir(dest) and os.listdir(dest):
-        raise SystemExit(f"mlmem: {dest} is not empty; choose another DEST or remove it")
+        raise ConfigError(f"{dest} is not empty; choose another DEST or remove it")
     files = tree_files()
     for f in files:
         target = os.path.join(dest, f)
