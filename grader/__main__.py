@@ -21,13 +21,24 @@ def _folder(path: str | None, what: str) -> str | None:
     return path
 
 
+def staff_seed() -> str | None:
+    """MLMEM_STAFF_SEED: the course staff's seed for the randomized tests, which the grader
+    passes on without printing it. MLMEM_SECRET_SEED, its old name, still works, with a note."""
+    seed = os.environ.get("MLMEM_STAFF_SEED")
+    if not seed and os.environ.get("MLMEM_SECRET_SEED"):
+        print("mlmem: MLMEM_SECRET_SEED is now called MLMEM_STAFF_SEED; the old name will go",
+              file=sys.stderr)
+        seed = os.environ["MLMEM_SECRET_SEED"]
+    return seed or None
+
+
 def cmd_grade(a) -> int:
     _folder(a.submission, "submission")
     a.hidden = _folder(a.hidden or os.environ.get("MLMEM_HIDDEN_TESTS"), "hidden-tests")
     chosen = labs.select(a.lab)
     a.submission = submission.resolve(a.submission, chosen, os.path.join(
         GRADE_DIR, "loose-files")) or a.submission
-    secret = os.environ.get("MLMEM_SECRET_SEED")
+    secret = staff_seed()
     g = Grading(a.submission, secret or a.seed or os.environ.get("MLMEM_SEED"),
                 results_dir=a.out or GRADE_DIR, secret=bool(secret),
                 hidden_dir=a.hidden, parts=a.parts)

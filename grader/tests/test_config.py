@@ -305,3 +305,13 @@ def test_a_missing_folder_exits_2(tmp_path):
                            str(tmp_path / "nowhere")], cwd=ROOT, capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 2 and "submission folder" in proc.stderr and not proc.stdout
+
+
+def test_the_staff_seed_and_its_old_name(monkeypatch, capsys):
+    monkeypatch.delenv("MLMEM_STAFF_SEED", raising=False)
+    monkeypatch.delenv("MLMEM_SECRET_SEED", raising=False)
+    assert cli.staff_seed() is None
+    monkeypatch.setenv("MLMEM_SECRET_SEED", "12")
+    assert cli.staff_seed() == "12" and "now called MLMEM_STAFF_SEED" in capsys.readouterr().err
+    monkeypatch.setenv("MLMEM_STAFF_SEED", "34")
+    assert cli.staff_seed() == "34" and capsys.readouterr().err == ""

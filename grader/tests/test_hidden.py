@@ -25,7 +25,7 @@ def test_hidden_failure_withholds_details(tmp_path):
 def test_secret_seed_is_never_printed(tmp_path):
     secret = "987654321987"
     g = grade("solutions", "01", str(tmp_path), extra=["--parts", "tests"],
-              env={"MLMEM_SECRET_SEED": secret})
+              env={"MLMEM_STAFF_SEED": secret})
     assert "seed set by the course staff" in g.stdout
     with open(os.path.join(tmp_path, "results.json")) as f:
         assert secret not in g.stdout and secret not in f.read()
