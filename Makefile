@@ -8,7 +8,9 @@ LAB_IDS    := $(patsubst lab%,%,$(foreach l,$(LABS),$(firstword $(subst -, ,$l))
 SUBMISSION ?= labs
 BUILD      := build
 DEPS_OK     = bash common/setup-deps.sh
-GRADER      = $(DEPS_OK) && py=$$(common/find-python.sh) || { echo "mlmem: no Python 3.11+ with pytest found (install python3-pytest)" >&2; exit 1; } && $$py -m grader
+# The grader's command: the packages first, then a Python 3.11+ with pytest; a failure of either
+# says which it was.
+GRADER      = { $(DEPS_OK) || { echo "mlmem: setting up the packages mlmem needs failed (see above); \`make deps\` tries again" >&2; exit 1; }; } && { py=$$(common/find-python.sh) || { echo "mlmem: no Python 3.11+ with pytest found (install python3-pytest)" >&2; exit 1; }; } && $$py -m grader
 
 lab_slug = $(filter lab$(1)-%,$(LABS))
 

@@ -8,8 +8,10 @@ include $(ROOT)/common/flags.mk
 ifeq ($(LABSRC),)
   $(error LABSRC is not set: use the top-level Makefile, e.g. `make lab01`)
 endif
-Q := $(if $(filter 1,$(V)),,@)   # V=1 shows full command lines
-.DEFAULT_GOAL := all             # rules in a lab's lab.mk never become the default
+# V=1 shows full command lines.
+Q := $(if $(filter 1,$(V)),,@)
+# Rules in a lab's lab.mk never become the default.
+.DEFAULT_GOAL := all
 LAB_LDLIBS :=
 LAB_PROGS  :=
 -include $(LABSRC)/lab.mk

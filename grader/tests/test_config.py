@@ -315,3 +315,26 @@ def test_the_staff_seed_and_its_old_name(monkeypatch, capsys):
     assert cli.staff_seed() == "12" and "now called MLMEM_STAFF_SEED" in capsys.readouterr().err
     monkeypatch.setenv("MLMEM_STAFF_SEED", "34")
     assert cli.staff_seed() == "34" and capsys.readouterr().err == ""
+
+
+def test_no_make_variable_carries_a_trailing_comment():
+    """GNU make keeps the spaces before a comment on an assignment line in the value
+    (`Q := @   # x` makes Q "@   "): comments go on the line above."""
+    import glob
+    files = [os.path.join(ROOT, "Makefile")] + sorted(
+        glob.glob(os.path.join(ROOT, "common", "*.mk")) +
+        glob.glob(os.path.join(ROOT, "labs", "*", "lab.mk")))
+    bad = []
+    for path in files:
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                if not line.startswith(("#", "\t")) and re.match(r"[^#]*?[:?+!]?=[^#]*#", line):
+                    bad.append(f"{os.path.relpath(path, ROOT)}:{n}: {line.strip()}")
+    assert bad == []
+
+
+def test_a_failed_package_set_up_is_reported_as_such():
+    proc = subprocess.run(["make", "-s", "hint", "LAB=01", "DEPS_OK=false"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0 and "setting up the packages mlmem needs failed" in proc.stderr
+    assert "Python" not in proc.stderr, proc.stderr
