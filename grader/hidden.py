@@ -25,6 +25,9 @@ def extend(lab: Lab, root: str | None) -> Lab:
     if not d or not os.path.isdir(d):
         return lab
     path = os.path.join(d, "hidden.toml")
+    if not os.path.isfile(path):
+        raise LabError(f"{d}: no hidden.toml (its [[tests]] give each hidden test's name and "
+                       "points)")
     tests = read(path)
     clash = {t.name for t in tests} & {t.name for t in lab.tests}
     if clash:

@@ -165,6 +165,13 @@ def test_hidden_toml_is_checked(lab_dir, tmp_path, text, why):
     assert "lab99-x/hidden.toml" in msg and why in msg, msg
 
 
+def test_a_hidden_folder_without_hidden_toml(lab_dir, tmp_path):
+    lab = labs.load(lab_dir(LAB))
+    root = hidden_dir(tmp_path, "")
+    os.remove(os.path.join(root, "lab99-x", "hidden.toml"))
+    assert "no hidden.toml" in error(hidden.extend, lab, root)
+
+
 def test_hidden_toml_that_reuses_a_published_name(lab_dir, tmp_path):
     lab = labs.load(lab_dir(LAB))
     root = hidden_dir(tmp_path, '[[tests]]\nname = "test_a"\npoints = 1\n')
