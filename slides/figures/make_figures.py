@@ -98,11 +98,11 @@ def write(name, width, height, parts, title):
 
 def lab01_mesi_pingpong():
     """Slides 'False sharing: the ping-pong': one line, two cores, four writes."""
-    W, H = 1100, 470
+    W, H = 1100, 480
     p = [text(W / 2, 28, "One 64-byte line, two cores: every write moves the line",
               20, "middle", weight="bold")]
-    steps = [("a++", 0, "fetch from L3/memory"), ("b++", 1, "line: core 0 → core 1"),
-             ("a++", 0, "line: core 1 → core 0"), ("b++", 1, "line: core 0 → core 1")]
+    steps = [("a++", 0, "core 0 fetches the line (L3 / memory)"), ("b++", 1, "line moves core 0 → 1"),
+             ("a++", 0, "line moves core 1 → 0"), ("b++", 1, "line moves core 0 → 1")]
     col_w, x0 = 255, 40
     for i, (op, writer, traffic) in enumerate(steps):
         cx = x0 + i * (col_w + 10)
@@ -129,18 +129,14 @@ def lab01_mesi_pingpong():
                           ("state M: may write" if state == "M" else "state I: invalid"),
                           15, "middle", fill=RED if state == "M" else GREY,
                           weight="bold" if state == "M" else None))
-        # traffic arrow between the two cores
-        ax = cx + col_w / 2
-        if i == 0:
-            p.append(line(ax + 70, 250, ax + 70, 236, stroke=GREY, arrow="grey"))
-        else:
+        # traffic between the two cores: an arrow, its label to the right
+        ax = cx + 40
+        if i > 0:
             y1, y2 = (236, 276) if writer == 1 else (276, 236)
             p.append(line(ax, y1, ax, y2, stroke=RED, sw=3, arrow="red"))
-        p.append(text(ax, 258 if i else 252, traffic, 13, "middle",
-                      fill=RED if i else GREY, dx=0 if i else -18,
-                      **({"paint-order": "stroke", "stroke": "white",
-                          "stroke-width": 5} if True else {})))
-    p.append(text(W / 2, 465 - 20,
+        p.append(text(ax + (14 if i else -20), 261, traffic, 14, fill=RED if i else GREY,
+                      weight="bold" if i else None))
+    p.append(text(W / 2, 466,
                   "L1 hit ≈ 1 ns; a dirty line moved between cores: tens of ns — on every write. "
                   "a and b in different lines: both stay M, no traffic.", 15, "middle"))
     write("lab01-mesi-pingpong.svg", W, H, p, "MESI ping-pong of one cache line between two cores")
@@ -351,7 +347,7 @@ def lab03_strides():
 
 def lab06_mmap_pages():
     """Two processes map one file: virtual pages -> page cache -> file on disk."""
-    W, H = 1100, 480
+    W, H = 1100, 490
     p = [text(W / 2, 28, "mmap: virtual pages → the page cache's physical pages → the file",
               20, "middle", weight="bold")]
     bw, bh = 100, 40
@@ -395,11 +391,11 @@ def lab06_mmap_pages():
             if mapped:
                 p.append(line(x + bw / 2, wy + bh + 2, cx0 + k * cstep + cw / 2 + (w * 16 - 8),
                               cy - 3, stroke=BLUE, sw=1.8, arrow="blue"))
-        p.append(text(x0 + 2 * 112 - 6, wy + bh + 24, "not touched yet: no page-table entry",
-                      12, "middle", fill=GREY, dx=110 if w == 0 else 60))
     p.append(text(W / 2, 425, "First touch of a mapped page faults: minor if the page is cached "
                   "(the kernel only fills the page table), major if it must be read.", 14,
                   "middle"))
+    p.append(text(W / 2, 472, "Dashed: a page not touched yet (no page-table entry) or not in "
+                  "the page cache.", 13, "middle", fill=GREY))
     p.append(text(W / 2, 450, "Both workers map the same physical pages: RSS counts them in each "
                   "worker, PSS splits them; nothing is copied.", 14, "middle"))
     write("lab06-mmap-pages.svg", W, H, p, "mmap: virtual pages, page cache, file")
