@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Renders every slide deck slides/*.md (README.md excepted) to one self-contained HTML file in
 # build/slides/, with the Marp CLI version pinned in slides/package.json. No browser needed.
+# The decks' figures (slides/figures/*.svg, referenced as figures/NAME.svg) are embedded in the
+# HTML as data: URIs, and also copied to build/slides/figures/ so that the plain references work.
 # Usage: bash slides/render.sh        (or: make slides)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -28,6 +30,30 @@ for deck in slides/*.md; do
   npx --no-install --prefix slides marp --html --allow-local-files -o "$out" "$deck"
   written+=("$out")
 done
+
+# Figures: a copy beside the HTML (what Marp's relative references point to), then embedded.
+rm -rf build/slides/figures
+if [ -d slides/figures ]; then
+  mkdir -p build/slides/figures
+  cp slides/figures/*.svg build/slides/figures/
+  if command -v python3 >/dev/null 2>&1; then
+    python3 - "${written[@]}" <<'PY'
+import base64, os, re, sys
+for html in sys.argv[1:]:
+    text = open(html, encoding="utf-8").read()
+    def embed(m):
+        path = os.path.join("slides", "figures", m.group(2))
+        if not os.path.isfile(path):
+            sys.exit("mlmem: %s refers to figures/%s, which does not exist" % (html, m.group(2)))
+        data = base64.b64encode(open(path, "rb").read()).decode("ascii")
+        return m.group(1) + "data:image/svg+xml;base64," + data
+    text = re.sub(r'(src=")figures/([A-Za-z0-9._-]+\.svg)(?=")', embed, text)
+    open(html, "w", encoding="utf-8").write(text)
+PY
+  else
+    echo "mlmem: python3 not found: figures stay in build/slides/figures/ beside the HTML" >&2
+  fi
+fi
 
 if [ ${#written[@]} -eq 0 ]; then
   echo "mlmem: no slide decks found in slides/" >&2
