@@ -22,7 +22,7 @@ help:
 	@echo "  make grade [LAB=NN]        grade all labs or one; score table + build/grade/results.json"
 	@echo "        [SUBMISSION=dir]     grade another tree laid out like labs/ (e.g. SUBMISSION=solutions)"
 	@echo "        [STRICT=1]           exit non-zero unless the score is full"
-	@echo "  make hint LAB=NN [LEVEL=k] progressive hints: 1 a nudge, 2 the shape, 3 almost the answer"
+	@echo "  make hint LAB=NN [LEVEL=k] progressive hints: 1 a nudge, 2 the shape, 3 the step in words"
 	@echo "  make handin [LAB=NN]       the archive to hand in: your code, answers.md, timelog.md, the grade"
 	@echo "        [DEST=dir] [NOGRADE=1]  (<lab>-handin.tar.gz; LAB: the lab built or graded last)"
 	@echo "  make hwinfo                cores, caches, line size, NUMA nodes, GPUs of this machine"
