@@ -573,7 +573,7 @@ def lab04_two_sockets():
             p.append(rect(x + 38 + c * 44, 234, 36, 40, fill="white", stroke=BLUE))
             p.append(text(x + 56 + c * 44, 259, "c", 12, "middle", fill=GREY))
         p.append(line(x + 210, 198, x + 210, 162, stroke=GREEN, sw=3, arrow="green"))
-        p.append(text(x + 220, 186, "local ~80–120 ns", 14, fill=GREEN, weight="bold"))
+        p.append(text(x + 226, 186, "local ~80–120 ns", 14, fill=GREEN, weight="bold"))
         p.append(rect(x + 110, 330, 200, 46, fill=ORANGE_L, stroke=ORANGE, sw=2, rx=6))
         p.append(text(x + 210, 359, "GPU %d–%d (PCIe)" % (4 * s, 4 * s + 3), 15, "middle",
                       weight="bold"))
