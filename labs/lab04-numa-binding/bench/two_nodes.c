@@ -305,9 +305,11 @@ static int measure_latency(pair_t *c, uint64_t *local, uint64_t *remote, mm_benc
         seen.remote_ns = g->t_base * per, seen.yours_ns = g->t_yours * per;
         seen.local_ns = g->t_yours * g->vs_ideal * per;
     }
-    snprintf(m, size, "from node %d, a dependent load from node %d memory took %.2fx as long as "
-             "one from its own (%.0f ns, %.0f ns); yours %.0f ns", c->a, c->b, g->contrast,
-             seen.remote_ns, seen.local_ns, seen.yours_ns);
+    int n = snprintf(m, size, "from node %d, a dependent load from node %d memory took %.2fx as "
+                     "long as one from its own", c->a, c->b, g->contrast);
+    if (g->counted > 0 && n > 0 && (size_t)n < size) /* times: medians of the counted rounds */
+        snprintf(m + n, size - (size_t)n, " (%.0f ns, %.0f ns); yours %.0f ns", seen.remote_ns,
+                 seen.local_ns, seen.yours_ns);
     return 0;
 }
 
@@ -397,9 +399,11 @@ static int measure_bandwidth(pair_t *c, char *local, char *remote, mm_bench_gate
         seen.remote_gbs = gb / g->t_base, seen.yours_gbs = gb / g->t_yours;
         seen.local_gbs = seen.yours_gbs / g->vs_ideal;
     }
-    snprintf(m, size, "%u threads on node %d read node %d memory %.2fx as slowly as their own "
-             "(%.1f GB/s, %.1f GB/s); yours %.1f GB/s", c->workers, c->a, c->b, g->contrast,
-             seen.remote_gbs, seen.local_gbs, seen.yours_gbs);
+    int n = snprintf(m, size, "%u threads on node %d read node %d memory %.2fx as slowly as "
+                     "their own", c->workers, c->a, c->b, g->contrast);
+    if (g->counted > 0 && n > 0 && (size_t)n < size)
+        snprintf(m + n, size - (size_t)n, " (%.1f GB/s, %.1f GB/s); yours %.1f GB/s",
+                 seen.remote_gbs, seen.local_gbs, seen.yours_gbs);
     return 0;
 }
 
