@@ -22,6 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE = os.path.join(ROOT, "build", "numa-guest")
 QEMU = "qemu-system-x86_64"
 UP = "mlmem-guest: up"
+KVM_HUNG = os.path.join(CACHE, "kvm-hung.txt")  # a KVM boot here never came up
 # Loaded in this order from the initramfs (Debian's kernel has them as modules).
 MODULES = ["drivers/virtio/virtio_ring", "drivers/virtio/virtio",
            "drivers/virtio/virtio_pci_legacy_dev", "drivers/virtio/virtio_pci_modern_dev",
@@ -125,7 +126,10 @@ def prepare() -> tuple[str, str]:
         root = os.path.join(CACHE, "root")
         _initramfs(root, kver, "/bin/busybox", initrd)
         shutil.copy(os.path.join(root, "boot", f"vmlinuz-{kver}"), kernel)
-        shutil.rmtree(root)
+        shutil.rmtree(root)  # 300 MB of modules; the kernel and initramfs are all a boot needs
+        shutil.rmtree(os.path.join(CACHE, "initramfs"), ignore_errors=True)
+        for deb in glob.glob(os.path.join(CACHE, "*.deb")):
+            os.remove(deb)
     return kernel, initrd
 
 
@@ -194,8 +198,12 @@ def run(job: str, job_dir: str, timeout_s: float = 1200, mem_gib: int = 6) -> di
     with open(os.path.join(job_dir, "job.sh"), "w") as f:
         f.write(job)
     console, up, accel = "", False, "kvm"
-    if kvm_usable() is None:  # nested KVM may hang before the kernel prints: give it 30 s
-        console, up = _boot(_qemu_cmd(kernel, initrd, job_dir, "kvm", mem_gib), timeout_s, 30)
+    if kvm_usable() is None and not os.path.exists(KVM_HUNG):
+        # Nested KVM can hang before the kernel prints a line: 20 s, then the emulator (and no
+        # KVM on this machine's later boots).
+        console, up = _boot(_qemu_cmd(kernel, initrd, job_dir, "kvm", mem_gib), timeout_s, 20)
+        if not up:
+            open(KVM_HUNG, "w").write(console[-2000:])
     if not up:
         accel = "tcg"
         console, up = _boot(_qemu_cmd(kernel, initrd, job_dir, "tcg", mem_gib), timeout_s, 120)
