@@ -69,13 +69,9 @@ def test_levels_come_from_hints_md_one_at_a_time(tmp_path, monkeypatch):
     assert "levels 1 to 3" in hints.show(lab, 4) and "hints.md" in hints.show(lab, 4)
 
 
-def test_readme_fallback_says_so(tmp_path, monkeypatch):
-    lab = _lab(tmp_path, monkeypatch)
-    one = hints.show(lab, 1)
-    assert "old nudge" in one and "labs/lab99-x/README.md" in one
-    assert "not moved to labs/lab99-x/hints.md" in one
-    two = hints.show(lab, 2)
-    assert "old shape" in two and "Pitfalls" not in two and "none" not in two
+def test_handout_levels_are_not_read(tmp_path, monkeypatch):
+    lab = _lab(tmp_path, monkeypatch)  # levels only in README.md: they are not hints any more
+    assert "no hints yet" in hints.show(lab, 1) and "old nudge" not in hints.show(lab, 1)
 
 
 def test_no_levels_names_the_file(tmp_path, monkeypatch):
