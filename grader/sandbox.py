@@ -1,6 +1,8 @@
 """Runs student programs under limits: wall-clock timeout, address space (or data size), CPU
-time, process count, file size, and a cap on captured output. Everything the program starts is killed when it
-ends, whatever it did (new process groups, a fork bomb, a flood of output)."""
+time, process count, file size, and a cap on captured output; optionally a watch on a file the
+program must keep growing (Watch), so a stuck program is stopped early. Everything the program
+starts is killed when it ends, whatever it did (new process groups, a fork bomb, a flood of
+output)."""
 from __future__ import annotations
 
 import fcntl
@@ -67,6 +69,22 @@ class Limits:
 
 
 @dataclass
+class Watch:
+    """Progress a run must make: the file at `path` (e.g. a log the program appends a record to
+    after each step) must change size at least once every `stall_s` seconds, counted from the
+    start; otherwise the program is stopped and the run counts as stalled."""
+    path: str
+    stall_s: float
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return -1
+
+
+@dataclass
 class RunResult:
     returncode: int | None                # None when killed by a signal
     signal: int | None
@@ -76,13 +94,18 @@ class RunResult:
     dropped_bytes: int                    # output beyond Limits.output_bytes
     wall_s: float
     limits: Limits = field(repr=False, default_factory=Limits)
+    stalled: bool = False                 # stopped: its Watch saw no progress for stall_s
+    watch: Watch | None = field(repr=False, default=None)
 
     @property
     def ok(self) -> bool:
-        return self.returncode == 0 and not self.timed_out
+        return self.returncode == 0 and not self.timed_out and not self.stalled
 
     def verdict(self) -> str:
         """One line saying how the program ended, for people."""
+        if self.stalled:
+            return (f"stopped after {self.wall_s:.0f} s: no progress for {self.watch.stall_s:g} s "
+                    "(killed)")
         if self.timed_out:
             return f"timed out after {self.limits.timeout_s:g} s (killed)"
         if self.signal is not None:
@@ -277,13 +300,37 @@ def _kill_uid(uid: int):
     os.waitpid(pid, 0)
 
 
+def _wait(proc: subprocess.Popen, limits: Limits, watch: Watch | None, start: float) -> str:
+    """Waits for `proc` to end: returns "exited", "timed out" (limits.timeout_s) or "stalled"
+    (watch.path unchanged in size for watch.stall_s)."""
+    deadline = start + limits.timeout_s
+    seen, since = _size(watch.path) if watch else -1, start
+    while True:
+        now = time.monotonic()
+        try:
+            proc.wait(timeout=max(0.0, min(deadline - now, 0.25 if watch else deadline - now)))
+            return "exited"
+        except subprocess.TimeoutExpired:
+            pass
+        now = time.monotonic()
+        if now >= deadline:
+            return "timed out"
+        if watch:
+            size = _size(watch.path)
+            if size != seen:
+                seen, since = size, now
+            elif now - since >= watch.stall_s:
+                return "stalled"
+
+
 def run(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = None,
-        sandbox_user: bool = True) -> RunResult:
+        sandbox_user: bool = True, watch: Watch | None = None) -> RunResult:
     """Runs `cmd` in `cwd` under `limits`. As root (with sandbox_user), the program runs as
     sandbox_uid() with no groups but those of the GPU device files (device_groups()), so the
     process limit applies and the run cannot touch other users' files;
-    `cwd` (from workdir(), holding the program) is then handed to that uid. Never raises for
-    anything the program does."""
+    `cwd` (from workdir(), holding the program) is then handed to that uid. With `watch`, the
+    program is also stopped when it makes no progress (see Watch). Never raises for anything
+    the program does."""
     drop_to = sandbox_uid() if (_dropping() and sandbox_user) else None
     if drop_to is not None:
         os.chown(cwd, drop_to, drop_to)
@@ -304,11 +351,9 @@ def run(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = N
     threads.append(threading.Thread(target=_reap_orphans, args=(proc.pid, running), daemon=True))
     for t in threads:
         t.start()
-    timed_out = False
+    ended = "exited"
     try:
-        proc.wait(timeout=limits.timeout_s)
-    except subprocess.TimeoutExpired:
-        timed_out = True
+        ended = _wait(proc, limits, watch, start)
     finally:  # also when the grader itself is stopped (SIGTERM: see grader/__main__.py)
         running.clear()
         _kill_everything(proc.pid, drop_to)
@@ -319,5 +364,7 @@ def run(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = N
     rc = proc.returncode
     text = lambda o: (o[0] if o else b"").decode("utf-8", "replace")
     return RunResult(returncode=rc if rc >= 0 else None, signal=-rc if rc < 0 else None,
-                     timed_out=timed_out, stdout=text(outs[0]), stderr=text(outs[1]),
-                     dropped_bytes=dropped[0], wall_s=time.monotonic() - start, limits=limits)
+                     timed_out=ended == "timed out", stdout=text(outs[0]),
+                     stderr=text(outs[1]), dropped_bytes=dropped[0],
+                     wall_s=time.monotonic() - start, limits=limits, stalled=ended == "stalled",
+                     watch=watch)
