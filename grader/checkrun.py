@@ -1,5 +1,18 @@
 """Runs a lab's Check test program in fork mode under limits and turns its XML log plus the
-completion records of common/mm_ck_main.c into one graded Item per test in lab.toml."""
+completion records of common/mm_ck_main.c into one graded Item per test in lab.toml.
+
+A stuck program is stopped by watching its progress, not by a limit for the whole run. In fork
+mode Check's parent process forks one child per test, kills a child that outlives the test
+timeout, and writes the test's result to the XML log as soon as the test ends (Check flushes its
+logs after each event). So while the program is healthy the log grows at least once per test
+timeout; when it has not grown for one test timeout plus STALL_MARGIN_S, the parent itself is
+stuck (student code in a constructor, which runs before any test; code that stops or blocks the
+parent) and the program is stopped: the tests without a result "did not run". Watching a file is
+simpler and sturdier than running the tests one at a time (one program per test, each paying the
+start-up) and needs nothing from Check beyond its log. The whole-run limit (every test using its
+full timeout) stays as a backstop, e.g. for a program that keeps writing to the log itself. What
+watching cannot shorten: tests that each run into their own timeout still cost one timeout apiece
+(that is progress, and the next test may well pass)."""
 from __future__ import annotations
 
 import os
@@ -10,8 +23,25 @@ from .labs import Lab
 from .results import FAILED, PASSED, SKIPPED, Item
 
 NS = "{http://check.sourceforge.net/ns}"
+# Check's parent needs well under a second to kill a timed-out child and log it, and the program
+# starts in milliseconds; the margin covers a machine loaded by batch grading many times over.
+STALL_MARGIN_S = 10.0
+STALLED = "did not run: the test program stopped making progress"
 EXITED_EARLY = ("the test stopped before its end without failing (something called exit() or "
                 "_exit()); Check counts that as a pass, the grader does not")
+
+
+def timeout_multiplier() -> float:
+    """CK_TIMEOUT_MULTIPLIER (passed through to Check, e.g. for sanitizer builds), else 1."""
+    try:
+        return max(1.0, float(os.environ.get("CK_TIMEOUT_MULTIPLIER") or 1))
+    except ValueError:
+        return 1.0
+
+
+def stall_limit_s(lab: Lab) -> float:
+    """How long the test program may go without logging a test result."""
+    return lab.test_timeout_s * timeout_multiplier() + STALL_MARGIN_S
 
 
 def _env(run_dir: str, lab: Lab, seed: str | None, secret: bool) -> dict[str, str]:
@@ -65,6 +95,8 @@ def _item(lab: Lab, t, xml: dict, done: dict, whole: sandbox.RunResult) -> Item:
     mark = done.get(t.name)
     if mark is not None and mark.startswith("SKIP:"):
         item.status, item.output = SKIPPED, mark[5:]
+    elif t.name not in xml and whole.stalled:
+        item.output = f"{STALLED} (no test result for {whole.watch.stall_s:g} s; stopped)"
     elif t.name not in xml:
         item.output = (f"did not run: the test program ended ({whole.verdict()}) before "
                        f"reporting it")
@@ -84,10 +116,12 @@ def run_tests(lab: Lab, binary: str, run_name: str, seed: str | None,
     """Runs the test program in sandbox.workdir(run_name); returns the items and a transcript
     (stdout+stderr, capped). A secret seed is passed but never printed."""
     run_dir = sandbox.workdir(run_name, binary)
-    limits = sandbox.Limits(timeout_s=lab.test_timeout_s * max(1, len(lab.tests)) + 30,
+    limits = sandbox.Limits(timeout_s=lab.test_timeout_s * timeout_multiplier() *
+                            max(1, len(lab.tests)) + 30,
                             address_space_mb=hw.address_space_mb(lab), data_mb=hw.data_mb(lab))
     whole = sandbox.run([os.path.join(run_dir, os.path.basename(binary))], limits, cwd=run_dir,
-                        env=_env(run_dir, lab, seed, secret))
+                        env=_env(run_dir, lab, seed, secret),
+                        watch=sandbox.Watch(os.path.join(run_dir, "check.xml"), stall_limit_s(lab)))
     xml = _parse_xml(os.path.join(run_dir, "check.xml"))
     done = _parse_done(os.path.join(run_dir, "done.txt"))
     items = [_item(lab, t, xml, done, whole) for t in lab.tests]
@@ -95,6 +129,8 @@ def run_tests(lab: Lab, binary: str, run_name: str, seed: str | None,
     transcript = whole.stdout + whole.stderr
     if extra:
         transcript += "\nnot in lab.toml (0 points): " + ", ".join(extra)
+    if whole.stalled:
+        transcript += f"\nthe test program {whole.verdict()}"
     if whole.dropped_bytes:
         transcript += f"\n[{whole.dropped_bytes} more bytes of output dropped]"
     return items, transcript
