@@ -1,7 +1,14 @@
 """Runs a lab's benchmark under limits, reads the one JSON object it prints, and scores each
 metric of lab.toml: where the reference solution is at hand, a timed metric (one with
 `vs_reference`) as a fraction of the reference's figure measured in the same run, the two
-benchmarks interleaved; otherwise on the metric's calibrated ramp."""
+benchmarks interleaved; otherwise on the metric's calibrated ramp.
+
+A benchmark gets one time limit, bench_timeout_s, for the whole run, and no earlier cut-off: it
+writes its report once, at its end, and its metrics take from milliseconds to a minute each, so
+nothing it does on the way tells a stuck benchmark from a slow one. What is cut is the
+repetition: a run of the submission's benchmark that reaches its limit is not run again, nor is
+the reference's (a hang then costs one bench_timeout_s, not ROUNDS of them plus the reference's
+runs)."""
 from __future__ import annotations
 
 import json
@@ -25,6 +32,7 @@ class Run:
     report: dict | None
     why_none: str
     stderr: str = ""
+    timed_out: bool = False
 
 
 @dataclass
@@ -135,9 +143,18 @@ def score_vs_reference(lab: Lab, m: Metric, mine: list[Run], refs: list[Run]) ->
     return item
 
 
+def timeout_s(lab: Lab) -> float:
+    """The benchmark's time limit: lab.toml's bench_timeout_s, or MLMEM_BENCH_TIMEOUT_S (for the
+    grader's own tests of hanging benchmarks)."""
+    try:
+        return float(os.environ.get("MLMEM_BENCH_TIMEOUT_S") or lab.bench_timeout_s)
+    except ValueError:
+        return lab.bench_timeout_s
+
+
 def run_once(lab: Lab, binary: str, run_name: str) -> Run:
     """Runs the benchmark once in sandbox.workdir(run_name)."""
-    limits = sandbox.Limits(timeout_s=lab.bench_timeout_s, address_space_mb=hw.address_space_mb(lab),
+    limits = sandbox.Limits(timeout_s=timeout_s(lab), address_space_mb=hw.address_space_mb(lab),
                             data_mb=hw.data_mb(lab))
     run_dir = sandbox.workdir(run_name, binary)
     out = os.path.join(run_dir, "bench.json")
@@ -149,9 +166,22 @@ def run_once(lab: Lab, binary: str, run_name: str) -> Run:
             report = parse_report(f.read())
     except OSError:
         report = None
-    why = (f"the benchmark ended ({res.verdict()}) without reporting it"
-           if report is None or not res.ok else "the benchmark did not report it")
-    return Run(report, why, res.stderr)
+    if res.timed_out:
+        why = (f"the benchmark did not finish within its time limit ({limits.timeout_s:g} s) "
+               "and was stopped")
+    elif report is None or not res.ok:
+        why = f"the benchmark ended ({res.verdict()}) without reporting it"
+    else:
+        why = "the benchmark did not report it"
+    return Run(report, why, res.stderr, res.timed_out)
+
+
+def _cut_short(lab: Lab, mine: list[Run]) -> BenchResult:
+    """The rounds stopped at the submission's run that reached its time limit: that run fails the
+    timed metrics (as any failed run of yours does), the others come from the first run."""
+    items = [score_metric(lab, m, r.report, r.why_none)
+             for m, r in ((m, mine[-1] if m.vs_reference else mine[0]) for m in lab.metrics)]
+    return BenchResult(items, mine[0].report, mine[0].stderr, mine)
 
 
 def run_bench(lab: Lab, binary: str, run_name: str, reference: str | None = None) -> BenchResult:
@@ -172,6 +202,8 @@ def run_bench(lab: Lab, binary: str, run_name: str, reference: str | None = None
         order = [(mine, binary), (refs, reference)]
         for runs, b in (order if r % 2 == 0 else order[::-1]):
             runs.append(run_once(lab, b, run_name + ("-reference" if runs is refs else "")))
+            if runs is mine and mine[-1].timed_out:  # it would only hang again
+                return _cut_short(lab, mine)
     items = [score_vs_reference(lab, m, mine, refs) if m.vs_reference else
              score_metric(lab, m, mine[0].report, mine[0].why_none) for m in lab.metrics]
     return BenchResult(items, mine[0].report, mine[0].stderr, mine)
