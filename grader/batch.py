@@ -2,7 +2,10 @@
 folder (one sub-folder per student) into one summary (summary.csv, summary.json) plus each
 student's results.json. Unit tests run JOBS submissions at a time; benchmarks run one at a time
 afterwards, so that performance is measured on an otherwise idle machine. Each pass of each
-submission has a time limit."""
+submission has a time limit (TIMEOUT), a backstop: a submission that hangs is stopped well before
+it, its test program one test timeout after its last test result (grader/checkrun.py) and its
+benchmark at the lab's bench_timeout_s, never run again (grader/bench.py). A hang in code that
+every test calls still costs one test timeout per test."""
 from __future__ import annotations
 
 import concurrent.futures

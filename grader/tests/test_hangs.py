@@ -1,0 +1,129 @@
+"""A hang costs seconds, not a quarter of an hour: a test program that stops logging results is
+stopped one test timeout (plus a margin) after its last result, a benchmark at its own limit and
+never run again; a batch with hanging submissions stays within a bound derived from the limits."""
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+
+from conftest import ROOT, SANDBOX_ENV, sandbox_leftovers
+from grader import checkrun, sandbox, variants
+
+SLUG = "lab03-tensor-strides"   # the skeleton: builds in seconds, its tests fail at once
+T = 4                           # MLMEM_TEST_TIMEOUT_S: each Check test's timeout
+B = 10                          # MLMEM_BENCH_TIMEOUT_S: the benchmark's time limit
+STALL = T + checkrun.STALL_MARGIN_S
+
+
+def run(script, watch_s, timeout_s=60):
+    d = os.path.join("/tmp", f"mlmem-hangs-{os.getpid()}")
+    os.makedirs(d, exist_ok=True)
+    log = os.path.join(d, "log")
+    if os.path.exists(log):
+        os.unlink(log)
+    return sandbox.run(["sh", "-c", script], sandbox.Limits(timeout_s=timeout_s), cwd=d,
+                       watch=sandbox.Watch(log, watch_s), sandbox_user=False)
+
+
+def test_watch_stops_a_program_that_stops_logging():
+    r = run("echo one > log; echo two >> log; sleep 60", watch_s=1.5)
+    assert r.stalled and not r.timed_out and not r.ok and r.wall_s < 5, r
+    assert "no progress for 1.5 s" in r.verdict()
+
+
+def test_watch_lets_a_slow_but_steady_program_finish():
+    r = run("for i in 1 2 3 4 5 6; do sleep 0.5; echo $i >> log; done; exit 0", watch_s=1.5)
+    assert r.ok and not r.stalled and r.wall_s > 3, r
+
+
+def test_watch_counts_from_the_start():
+    r = run("sleep 60", watch_s=1)   # the log never appears: a hang before the first result
+    assert r.stalled and r.wall_s < 4, r
+
+
+# The fake class: the lab 03 skeleton, one copy as is and three that hang (pause(): no CPU burnt):
+# in tv_validate, the first function the tests call, one stops the test program's parent
+# process (no test result ever comes: as code in a constructor did, before the build refused
+# constructors) and one hangs itself (two tests call it); the last hangs in tv_contiguous (the
+# function the benchmark times; four tests reach it, and a fifth, test_contiguous_random_views,
+# when its random views get that far).
+def include(file, after, headers="#include <unistd.h>\n"):
+    return {"file": file, "old": after, "new": after + headers}
+
+
+CLASS = {
+    "hang-none": [],
+    "hang-parent": [include("src/view.c", '#include "view.h"\n',
+                                    "#include <signal.h>\n#include <unistd.h>\n"),
+                    {"file": "src/view.c", "old": "int tv_validate(const tv_t *v)\n{\n",
+                     "new": "int tv_validate(const tv_t *v)\n{\n"
+                            "    kill(getppid(), SIGSTOP);\n    for (;;) pause();\n"}],
+    "hang-validate": [include("src/view.c", '#include "view.h"\n'),
+                      {"file": "src/view.c", "old": "int tv_validate(const tv_t *v)\n{\n",
+                       "new": "int tv_validate(const tv_t *v)\n{\n    for (;;) pause();\n"}],
+    "hang-bench": [include("src/copy.c", "#include <string.h>\n"),
+                   {"file": "src/copy.c",
+                    "old": "int tv_contiguous(const tv_t *v, void *dst, size_t dst_bytes)\n{\n",
+                    "new": "int tv_contiguous(const tv_t *v, void *dst, size_t dst_bytes)\n{\n"
+                           "    for (;;) pause();\n"}],
+}
+VALIDATE = {"test_validate_accepts_and_rejects", "test_validate_edge_cases"}
+CONTIGUOUS = {"test_contiguous_of_contiguous", "test_contiguous_ml_layouts",
+              "test_contiguous_bad_args", "test_contiguous_simulated_misses"}
+MAYBE = 1    # test_contiguous_random_views
+# What the hangs may cost, from the limits: the stopped parent, STALL; each test that calls a
+# stuck function, T; the stuck benchmark, B (it is not run again, nor the reference's after
+# it). OVERHEAD per submission: its build, the skeleton's tests, and its benchmark paired with
+# the reference's (2 + 2 runs, seconds each here).
+OVERHEAD = 30
+BOUND = STALL + len(VALIDATE) * T + ((len(CONTIGUOUS) + MAYBE) * T + B) + \
+    len(CLASS) * OVERHEAD
+# Before progress was watched: the stopped parent cost the whole-run limit (32 tests x T +
+# 30 s), and the stuck benchmark ROUNDS (2) runs of B, plus the reference's between them.
+OLD_LIMITS = (32 * T + 30) + len(VALIDATE) * T + (len(CONTIGUOUS) * T + 2 * B)
+
+
+def results(out, who) -> dict[str, dict]:
+    with open(os.path.join(out, who, "results.json")) as f:
+        return {t["name"].split(" / ", 1)[1]: t for t in json.load(f)["tests"]}
+
+
+def test_batch_with_hanging_submissions_stays_within_minutes(tmp_path):
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    for who, patches in CLASS.items():
+        variants.make(SLUG, str(subs / who), patches, os.path.join(ROOT, "labs"))
+    env = {**os.environ, **SANDBOX_ENV, "MLMEM_TEST_TIMEOUT_S": str(T),
+           "MLMEM_BENCH_TIMEOUT_S": str(B)}
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "grader", "batch", str(subs), "--lab", "03",
+                           "--jobs", "2", "--out", str(out)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=OLD_LIMITS + 600, env=env)
+    wall = time.monotonic() - start
+    print(proc.stdout, f"batch wall time {wall:.0f} s (bound {BOUND:g} s; the old limits "
+          f"{OLD_LIMITS:g} s)")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert wall < BOUND < OLD_LIMITS, (wall, BOUND, OLD_LIMITS)
+    with open(out / "summary.csv") as f:
+        assert {r["student"]: r["status"] for r in csv.DictReader(f)} == dict.fromkeys(CLASS, "ok")
+
+    tests = {who: results(out, who) for who in CLASS}
+    stalled = f"{checkrun.STALLED} (no test result for {STALL:g} s; stopped)"
+    stopped = f"the benchmark did not finish within its time limit ({B:g} s)"
+    for who, res in tests.items():
+        for name, t in res.items():
+            metric = name.startswith("performance:")
+            assert t["score"] == 0, (who, name, t)
+            if who == "hang-parent" and not metric:
+                assert stalled in t["output"], (who, name, t["output"])
+            elif metric:
+                assert (stopped in t["output"]) == (who == "hang-bench"), (who, name, t["output"])
+            elif name in (VALIDATE if who == "hang-validate" else
+                          CONTIGUOUS if who == "hang-bench" else ()):
+                assert "timeout" in t["output"].lower(), (who, name, t["output"])
+            else:       # ran, and failed as the skeleton does (or timed out, MAYBE)
+                assert "did not run" not in t["output"], (who, name, t["output"])
+                assert "timeout" not in t["output"].lower() or (
+                    who == "hang-bench" and name == "test_contiguous_random_views"), t["output"]
+    assert sandbox_leftovers() == []
