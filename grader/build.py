@@ -88,5 +88,5 @@ def build(lab: Lab, submission: str, variant: str = "", werror: bool = False,
 def first_errors(log: str, n: int = 8) -> str:
     """The compiler's error lines (file:line: error: ...), or the log's tail."""
     errs = [l for l in log.splitlines() if re.search(r":\d+(:\d+)?: (fatal )?error", l)
-            or "undefined reference" in l]
+            or re.match(r"\S+\.c: error: ", l) or "undefined reference" in l]
     return "\n".join(errs[:n]) if errs else "\n".join(log.strip().splitlines()[-n:])
