@@ -1,7 +1,14 @@
 /* Benchmark harness (see mm_bench.h). */
 #include "mm_bench.h"
 #include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 #include "mm_timer.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -106,8 +113,86 @@ int mm_bench_gated_ratio(const mm_bench_case_t *base, const mm_bench_case_t *ide
     return 0;
 }
 
+/* The C library functions the benchmarks' baselines, the timer and the median call. */
+#define FN(f) { #f, (void (*)(void))(f) }
+static const struct { const char *name; void (*fn)(void); } system_fns[] = {
+    FN(memcpy), FN(memmove), FN(memset), FN(memcmp), FN(malloc), FN(calloc), FN(realloc),
+    FN(free), FN(posix_memalign), FN(aligned_alloc), FN(qsort), FN(clock_gettime),
+    FN(pthread_create), FN(pthread_join), FN(pread), FN(mmap), FN(munmap), FN(madvise),
+};
+#undef FN
+
+/* Where an address lies: in the program itself (the first object dl_iterate_phdr reports) or
+ * in a shared library. */
+typedef struct {
+    uintptr_t addr;
+    unsigned seen;      /* objects visited so far */
+    int in_program;     /* the address is in the program itself */
+    int fixed_address;  /* the program is not position-independent (load bias 0) */
+} where_t;
+
+static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    where_t *w = arg;
+    unsigned first = w->seen++ == 0;
+    if (first)
+        w->fixed_address = info->dlpi_addr == 0;
+    for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && w->addr >= lo && w->addr < lo + ph->p_memsz) {
+            w->in_program = (int)first;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The first of system_fns that the program defines itself (a definition in the code under test
+ * would win over the C library's for the whole program, the baseline and the timer included),
+ * or NULL. Sanitizer builds, whose run-time library defines these on purpose, and programs that
+ * are not position-independent (there the address of a library function is a stub inside the
+ * program) are not checked: the build already keeps the student's definitions to the
+ * student's own calls (common/student-object.sh). */
+static const char *interposed_fn(void)
+{
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    return NULL;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+    return NULL;
+#endif
+#endif
+    for (size_t i = 0; i < sizeof system_fns / sizeof system_fns[0]; i++) {
+        where_t w = { .addr = (uintptr_t)system_fns[i].fn };
+        dl_iterate_phdr(find_object, &w);
+        if (w.fixed_address)
+            return NULL;
+        if (w.in_program)
+            return system_fns[i].name;
+    }
+    return NULL;
+}
+
+/* Set by mm_bench_begin when the check fails: every metric is then reported failed. */
+static const char *refused_fn;
+
+static void refusal(char *buf, size_t n)
+{
+    snprintf(buf, n, "the benchmark refuses to score: %s is defined inside the program, not "
+             "taken from the system's C library (code under test may not replace what the "
+             "baseline and the timer call)", refused_fn);
+}
+
 void mm_bench_begin(mm_json_t *j, const char *lab)
 {
+    refused_fn = interposed_fn();
+    if (refused_fn) {
+        char why[256];
+        refusal(why, sizeof why);
+        fprintf(stderr, "mlmem: %s\n", why);
+    }
     mm_json_str(j, "lab", lab);
     mm_json_object(j, "metrics");
 }
@@ -115,6 +200,10 @@ void mm_bench_begin(mm_json_t *j, const char *lab)
 void mm_bench_metric(mm_json_t *j, const char *name, double value, const char *unit,
                      const char *detail)
 {
+    if (refused_fn) {
+        mm_bench_fail(j, name, NULL);
+        return;
+    }
     mm_json_object(j, name);
     mm_json_num(j, "value", value);
     mm_json_str(j, "unit", unit);
@@ -140,11 +229,19 @@ static void metric_note(mm_json_t *j, const char *name, const char *key, const c
 
 void mm_bench_skip(mm_json_t *j, const char *name, const char *reason)
 {
-    metric_note(j, name, "skipped", reason);
+    if (refused_fn)
+        mm_bench_fail(j, name, NULL);
+    else
+        metric_note(j, name, "skipped", reason);
 }
 
 void mm_bench_fail(mm_json_t *j, const char *name, const char *why)
 {
+    char refused[256];
+    if (refused_fn) {
+        refusal(refused, sizeof refused);
+        why = refused;
+    }
     metric_note(j, name, "error", why);
 }
 

@@ -53,7 +53,11 @@ double mm_median(double *v, size_t n);
  * code under test prints cannot pass for the report), else stdout. Never NULL. */
 FILE *mm_bench_output(void);
 
-/* Writes the opening of the bench object and opens "metrics". */
+/* Writes the opening of the bench object and opens "metrics". First checks that the C library
+ * functions the baselines and the timer call (memcpy, malloc, clock_gettime, pthread_create, ...)
+ * come from the system's libraries and not from a definition inside the program (a student's file
+ * that defines one); if one does not, the benchmark refuses to score: it says why on stderr, and
+ * every metric written after, measured or skipped, is reported failed with that reason. */
 void mm_bench_begin(mm_json_t *j, const char *lab);
 /* Inside "metrics": one measured metric, or one that could not be measured and why. */
 void mm_bench_metric(mm_json_t *j, const char *name, double value, const char *unit,
