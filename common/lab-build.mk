@@ -51,13 +51,13 @@ endif
 PROGS := $(OUT)/check_lab $(if $(wildcard $(LABSRC)/bench/*.c),$(OUT)/bench) $(foreach p,$(LAB_PROGS),$(OUT)/$(firstword $(subst =, ,$p)))
 all: $(PROGS)
 
-# The student's code (lab.toml's `editable` C files) goes into liblab.a as one object that
+# The student's code (the C files of lab.toml's `editable` list, on one line or several) goes into liblab.a as one object that
 # exports only the names the lab's headers declare (common/student-object.sh): a definition of
 # memcpy, clock_gettime, pthread_create or a harness function there changes only the student's own
 # calls, never the benchmark's baseline, its timer or the tests. The lab's provided sources are
 # archived as they are. A lab without lab.toml (common/selftest) archives everything as it is.
 EDITABLE_C := $(filter %.c,$(if $(wildcard $(LABSRC)/lab.toml),$(shell \
-  sed -n 's/^editable *= *\[\(.*\)\].*/\1/p' $(LABSRC)/lab.toml | tr -d '",')))
+  sed -n '/^editable *=/,/]/{s/^editable *=//;s/\#.*//;p;}' $(LABSRC)/lab.toml | tr -d '",[]')))
 STUDENT_OBJS := $(filter $(patsubst %.c,$(OUT)/obj/%.o,$(EDITABLE_C)),$(LIB_OBJS))
 STUDENT_OBJ  := $(if $(STUDENT_OBJS),$(OUT)/obj/student.o)
 LAB_HEADERS  := $(abspath $(wildcard $(LABSRC)/include/*.h))

@@ -1,0 +1,255 @@
+"""Student code cannot reach the harness: a submission that defines C library, pthread or timer
+functions changes only its own calls (common/student-object.sh keeps every name the lab's
+headers do not declare local to the student's object), constructors in student code are
+refused, and a benchmark whose memcpy, clock_gettime, ... are defined inside the program
+refuses to score (common/mm_bench.c).
+
+Cost: every lab is built (the reference with the hostile file; the plain reference's build is
+shared with test_native.py); the labs whose timed metrics are scored against the reference on
+this machine and whose baseline is memcpy (03, 08) are graded with metrics under the bench lock;
+the bench's own check runs on a small program instead of a lab's benchmark."""
+import fcntl
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, grade
+from grader import build, labs, variants
+
+SLUGS = labs.slugs()
+LOCK = "/tmp/mlmem-bench.lock"
+
+# Appended to the reference's first editable file. Its memcpy and memmove copy big buffers three
+# times (the baselines of labs 03, 06 and 08 are one big memcpy); memset, clock_gettime and
+# pthread_create stall first; mm_now_ns (common/mm_timer.c) lies. Linked program-wide, they would
+# slow the baseline or the timer; kept to the student's own calls, they gain nothing.
+HOSTILE = r"""
+/* ---- added by the integrity test: C library and timer functions defined here ---- */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+
+static void hostile_stall(void)
+{
+    struct timespec ts = { 0, 200000 };
+    syscall(SYS_nanosleep, &ts, NULL);
+}
+
+void *memcpy(void *restrict d, const void *restrict s, size_t n)
+{
+    void *(*real)(void *, const void *, size_t);
+    *(void **)&real = dlsym(RTLD_NEXT, "memcpy");
+    for (int k = 0; k < (n >= (1u << 20) ? 3 : 1); k++)
+        real(d, s, n);
+    return d;
+}
+
+void *memmove(void *d, const void *s, size_t n)
+{
+    void *(*real)(void *, const void *, size_t);
+    *(void **)&real = dlsym(RTLD_NEXT, "memmove");
+    for (int k = 0; k < (n >= (1u << 20) ? 3 : 1); k++)
+        real(d, s, n);
+    return d;
+}
+
+void *memset(void *d, int c, size_t n)
+{
+    if (n >= (1u << 20))
+        hostile_stall();
+    volatile unsigned char *p = d;
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)c;
+    return d;
+}
+
+int clock_gettime(clockid_t c, struct timespec *ts)
+{
+    hostile_stall();
+    return (int)syscall(SYS_clock_gettime, c, ts);
+}
+
+int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
+{
+    int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+    *(void **)&real = dlsym(RTLD_NEXT, "pthread_create");
+    hostile_stall();
+    return real(t, a, fn, arg);
+}
+
+uint64_t mm_now_ns(void);
+uint64_t mm_now_ns(void)
+{
+    struct timespec ts;
+    syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 500000000u + (uint64_t)ts.tv_nsec / 2;
+}
+"""
+HOSTILE_NAMES = {"memcpy", "memmove", "memset", "clock_gettime", "pthread_create", "mm_now_ns"}
+GRADED = ("03", "08")   # timed metrics scored against the reference here; the baseline is memcpy
+
+
+TAG = f"integrity-{os.getpid()}"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _drop_builds():
+    """The builds of this module's submissions go when it ends."""
+    yield
+    shutil.rmtree(os.path.join(build.BUILD_DIR, "grade", TAG), ignore_errors=True)
+
+
+def hostile(slug: str, dest: str) -> str:
+    lab = labs.load(slug)
+    return variants.make(slug, dest, [{"file": lab.editable[0], "append": HOSTILE}])
+
+
+def nm_globals(path: str) -> set[str]:
+    out = subprocess.run(["nm", "-g", "--defined-only", path], capture_output=True, text=True,
+                         check=True).stdout
+    return {f[2] for f in (l.split() for l in out.splitlines()) if len(f) >= 3}
+
+
+def student_objects(lab, built) -> list[str]:
+    return [os.path.join(built.out_dir, "obj", rel[:-2] + ".o") for rel in lab.editable
+            if rel.endswith(".c")]
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_reference_keeps_its_api(slug):
+    """The reference builds, and its student object exports every global name its editable files
+    define (all of them are the lab's declared API) and nothing else."""
+    lab = labs.load(slug)
+    built = build.build(lab, os.path.join(ROOT, "solutions"), werror=True, tag="werror-solutions")
+    assert built.ok, build.first_errors(built.log, 20)
+    defined = set().union(*(nm_globals(o) for o in student_objects(lab, built)))
+    exported = nm_globals(os.path.join(built.out_dir, "obj", "student.o"))
+    assert exported == defined, f"lost from the API: {sorted(defined - exported)}"
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_hostile_definitions_stay_local(slug, tmp_path):
+    """The reference plus C library, pthread and timer functions builds (mm_now_ns too: it no
+    longer clashes with common/mm_timer.c's), its student object exports none of them, and in the
+    benchmark and the test program they are local symbols beside the system's."""
+    lab = labs.load(slug)
+    built = build.build(lab, hostile(slug, str(tmp_path / TAG)), tag=TAG)
+    assert built.ok, build.first_errors(built.log, 20)
+    leaked = HOSTILE_NAMES & nm_globals(os.path.join(built.out_dir, "obj", "student.o"))
+    assert leaked == set(), f"the student object exports {sorted(leaked)}"
+    for prog in ("check_lab", "bench"):
+        path = os.path.join(built.out_dir, prog)
+        if os.path.exists(path):
+            exported = (HOSTILE_NAMES - {"mm_now_ns"}) & nm_globals(path)
+            assert exported == set(), f"{prog} defines {sorted(exported)} for the whole program"
+
+
+@pytest.mark.parametrize("lab_id", GRADED)
+def test_hostile_definitions_gain_nothing(lab_id, tmp_path):
+    """Graded with metrics, the hostile submission scores no higher than the reference on any
+    timed metric (each is scored as a fraction of the reference's figure in the same run)."""
+    lab = labs.select(lab_id)[0]
+    sub = hostile(lab.slug, str(tmp_path / TAG))
+    with open(LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        g = grade(sub, lab.id, str(tmp_path / "out"), extra=["--parts", "metrics"])
+    metrics = g.metrics(lab.id)
+    assert set(metrics) == {m.name for m in lab.metrics}
+    for m in lab.metrics:
+        out = metrics[m.name]["output"]
+        if not m.vs_reference or "SKIPPED" in out or metrics[m.name].get("status") == "skipped":
+            continue
+        frac = re.search(r"([\d.]+) of the reference", out)
+        assert frac, out
+        assert float(frac.group(1)) < 1.5, f"{m.name} gained: {out}"
+
+
+def test_constructors_refused(tmp_path):
+    sub = variants.make("lab02-effective-latency", str(tmp_path / "sub"), [{
+        "file": "src/amat.c",
+        "append": "\nvolatile int early_ran;\n"
+                  "__attribute__((constructor)) static void early(void) { early_ran = 1; }\n"}])
+    built = build.build(labs.load("lab02-effective-latency"), sub, tag=TAG)
+    assert not built.ok
+    assert "src/amat.c: error: constructors and destructors" in build.first_errors(built.log)
+
+
+BENCH_MAIN = r"""
+#include <stdio.h>
+#include <string.h>
+#include "mm_bench.h"
+int main(void)
+{
+    static char a[64], b[64];
+    memcpy(a, b, sizeof a);
+    mm_json_t j;
+    mm_json_begin(&j, mm_bench_output());
+    mm_bench_begin(&j, "00");
+    mm_bench_metric(&j, "measured", 2.0, "x", "d");
+    mm_bench_skip(&j, "skipped", "no effect");
+    mm_bench_end_metrics(&j);
+    mm_json_end(&j);
+    return 0;
+}
+"""
+INTERPOSER = r"""
+#include <dlfcn.h>
+#include <stddef.h>
+void *memcpy(void *restrict d, const void *restrict s, size_t n)
+{
+    void *(*real)(void *, const void *, size_t);
+    *(void **)&real = dlsym(RTLD_NEXT, "memcpy");
+    return real(d, s, n);
+}
+"""
+
+
+def _bench_program(tmp_path, name: str, sources: list[str], cc: str, flags: list[str]) -> dict:
+    srcs = [os.path.join(ROOT, "common", f) for f in ("mm_bench.c", "mm_json.c", "mm_timer.c")]
+    for i, text in enumerate(sources):
+        path = tmp_path / f"{name}{i}.c"
+        path.write_text(text)
+        srcs.append(str(path))
+    exe = str(tmp_path / name)
+    subprocess.run([cc, "-std=gnu11", "-O2", "-D_GNU_SOURCE", "-pthread", *flags,
+                    "-I" + os.path.join(ROOT, "common"), "-o", exe, *srcs, "-ldl", "-lm"],
+                   check=True, capture_output=True, text=True)
+    res = subprocess.run([exe], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    return __import__("json").loads(res.stdout)["metrics"]
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_bench_refuses_an_interposed_library(cc, tmp_path):
+    """A program that defines memcpy itself (what a student file could do without the build's
+    localization) gets every metric failed, with the reason; a clean one is scored as before."""
+    clean = _bench_program(tmp_path, "clean", [BENCH_MAIN], cc, [])
+    assert clean == {"measured": {"value": 2.0, "unit": "x", "detail": "d"},
+                     "skipped": {"skipped": "no effect"}}
+    bad = _bench_program(tmp_path, "bad", [BENCH_MAIN, INTERPOSER], cc, [])
+    assert set(bad) == {"measured", "skipped"}
+    for entry in bad.values():
+        assert "refuses to score: memcpy is defined inside the program" in entry["error"]
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_bench_check_quiet_under_asan(cc, tmp_path):
+    """ASan's run-time defines memcpy and friends on purpose (inside the program with clang's
+    static runtime): sanitizer builds are not checked (and never benchmarked by the grader)."""
+    got = _bench_program(tmp_path, "asan", [BENCH_MAIN], cc,
+                         ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"])
+    assert got["measured"]["value"] == 2.0
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-q"]))
