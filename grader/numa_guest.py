@@ -1,5 +1,6 @@
 """A two-NUMA-node QEMU guest for machines with one node: Debian's kernel boots over this
-machine's own files (its root shared read-only by 9p, under a tmpfs overlay), runs one job
+machine's own files (its root shared read-only by 9p, under a tmpfs overlay: every path, /tmp
+included, reads as here and writes stay in the guest), runs one job
 script as root and powers off. It runs on KVM when /dev/kvm works and on QEMU's TCG emulator
 otherwise (slower, same kernel behaviour). Used by `make numa-guest` (lab 04 graded there) and
 by grader/tests/test_numa_guest.py.
@@ -38,7 +39,7 @@ o=trans=virtio,version=9p2000.L,msize=524288
 mount -t 9p -o $o,ro hostroot /host && mount -t tmpfs rw /rw && mkdir -p /rw/up /rw/wk &&
 mount -t overlay overlay -o lowerdir=/host,upperdir=/rw/up,workdir=/rw/wk /new &&
 mkdir -p /new/run/mlmem-job && mount -t 9p -o $o job /new/run/mlmem-job &&
-mount -t tmpfs tmp /new/tmp && for d in proc sys dev; do mount --move /$d /new/$d; done &&
+for d in proc sys dev; do mount --move /$d /new/$d; done &&
 chroot /new /bin/sh -c 'cd /run/mlmem-job && /bin/bash job.sh > job.log 2>&1; echo $? > job.rc' ||
 echo "mlmem-guest: setup failed"
 sync
