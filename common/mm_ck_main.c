@@ -1,5 +1,7 @@
-/* main() for every lab's Check test program: seeds the run, collects the lab's suites, runs them
- * (fork mode unless CK_FORK=no) verbosely, and records test completion for the grader. */
+/* main() for every lab's Check test program: seeds the run, turns the tests that MM_TEST
+ * registered into Check suites (one per file) and test cases (one per test), runs them (fork mode
+ * unless CK_FORK=no), records test completion for the grader, and prints each test's result,
+ * a skipped test as skipped (Check itself would list it as passed). */
 #include "mm_check.h"
 #include <fcntl.h>
 #include <stdarg.h>
@@ -29,12 +31,12 @@ mm_rng_t mm_test_rng(const char *test)
 }
 
 static const char *current = "?"; /* the running test (each runs in its own child) */
-static int skipped;
+static int this_skipped; /* the running test called MM_SKIP */
 
 void mm_test_begin(const char *name)
 {
     current = name;
-    skipped = 0;
+    this_skipped = 0;
 }
 
 static void record(const char *what, const char *why)
@@ -53,7 +55,7 @@ static void record(const char *what, const char *why)
 
 void mm_test_reached_end(void)
 {
-    if (!skipped)
+    if (!this_skipped)
         record("DONE", "");
 }
 
@@ -67,9 +69,8 @@ void mm_test_skip(const char *fmt, ...)
     for (char *p = why; *p; p++)
         if (*p == '\n')
             *p = ' ';
-    fprintf(stderr, "SKIPPED %s: %s\n", current, why);
     record("SKIP", why);
-    skipped = 1;
+    this_skipped = 1;
 }
 
 /* A fresh seed from the kernel's random source, so that runs started close together (a class
@@ -89,33 +90,198 @@ static void init_seed(void)
 {
     const char *s = getenv("MLMEM_SEED");
     run_seed = s && *s ? strtoull(s, NULL, 0) : fresh_seed();
-    if (getenv("MLMEM_SEED_SECRET"))
+    if (getenv("MLMEM_HIDE_SEED"))
         printf("mlmem: seed set by the course staff (secret)\n");
     else
         printf("mlmem: seed %llu (replay with MLMEM_SEED=%llu)\n", (unsigned long long)run_seed,
                (unsigned long long)run_seed);
     unsetenv("MLMEM_SEED");
-    unsetenv("MLMEM_SEED_SECRET");
+    unsetenv("MLMEM_HIDE_SEED");
     fflush(stdout);
 }
 
-/* Instructor-only tests (the grader's --hidden) define this table in a file of their own; in a
- * build without them it is NULL. */
-extern Suite *(*const mm_hidden_suites[])(void) __attribute__((weak));
+/* Every test MM_TEST declared: the lab's, and any instructor-only tests built with them. */
+static mm_test_t *registered;
+static size_t nregistered;
 
-static SRunner *add_suites(SRunner *sr, Suite *(*const *mk)(void))
+void mm_test_register(mm_test_t *t)
 {
-    for (; mk && *mk; mk++) {
-        if (!sr)
-            sr = srunner_create((*mk)());
-        else
-            srunner_add_suite(sr, (*mk)());
+    t->next = registered;
+    registered = t;
+    nregistered++;
+}
+
+static int by_file_then_line(const void *a, const void *b)
+{
+    const mm_test_t *x = *(mm_test_t *const *)a, *y = *(mm_test_t *const *)b;
+    int c = strcmp(x->file, y->file);
+    return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* The suite of a test file: its name without the folder, "check_" and ".c". */
+static void suite_name(const char *file, char *out, size_t cap)
+{
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    if (strncmp(base, "check_", 6) == 0)
+        base += 6;
+    snprintf(out, cap, "%s", base);
+    char *dot = strrchr(out, '.');
+    if (dot)
+        *dot = 0;
+}
+
+/* The registered tests, sorted (NULL if there are none); *n: how many. */
+static mm_test_t **sorted_tests(size_t *n)
+{
+    mm_test_t **all = nregistered ? calloc(nregistered, sizeof *all) : NULL;
+    *n = 0;
+    for (mm_test_t *t = registered; all && t; t = t->next)
+        all[(*n)++] = t;
+    if (all)
+        qsort(all, *n, sizeof *all, by_file_then_line);
+    return all;
+}
+
+/* One suite per file, one test case per test (named like it, so that a result names its test
+ * and a fixture wraps that test alone). */
+static SRunner *make_runner(mm_test_t **tests, size_t n)
+{
+    SRunner *sr = NULL;
+    Suite *s = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const mm_test_t *t = tests[i];
+        if (!s || strcmp(t->file, tests[i - 1]->file) != 0) {
+            char name[256];
+            suite_name(t->file, name, sizeof name);
+            s = suite_create(strdup(name));
+            if (!sr)
+                sr = srunner_create(s);
+            else
+                srunner_add_suite(sr, s);
+        }
+        TCase *tc = tcase_create(t->name);
+        const mm_fixture_t *f = t->fixture;
+        if (f && (f->setup || f->teardown))
+            tcase_add_checked_fixture(tc, f->setup, f->teardown);
+        if (f && (f->parent_setup || f->parent_teardown))
+            tcase_add_unchecked_fixture(tc, f->parent_setup, f->parent_teardown);
+        if (f && f->timeout_s > 0)
+            tcase_set_timeout(tc, f->timeout_s);
+        t->add(tc);
+        suite_add_tcase(s, tc);
     }
     return sr;
 }
 
+/* What the tests recorded (reached the end / skipped, and why), read back after the run. */
+typedef struct {
+    char *text; /* the done file's contents */
+} marks_t;
+
+static marks_t read_marks(const char *path)
+{
+    marks_t m = { NULL };
+    FILE *f = path ? fopen(path, "r") : NULL;
+    if (!f)
+        return m;
+    size_t cap = 0, len = 0;
+    char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+        if (len + got + 1 > cap) {
+            cap = 2 * (len + got + 1);
+            char *grown = realloc(m.text, cap);
+            if (!grown)
+                break;
+            m.text = grown;
+        }
+        memcpy(m.text + len, buf, got);
+        len += got;
+        m.text[len] = 0;
+    }
+    fclose(f);
+    return m;
+}
+
+/* The line "<what> <test> ..." of the marks, or NULL; the last one if there are several. */
+static const char *find_mark(const marks_t *m, const char *what, const char *test)
+{
+    const char *hit = NULL;
+    size_t lw = strlen(what), lt = strlen(test);
+    for (const char *p = m->text; p && *p;) {
+        if (strncmp(p, what, lw) == 0 && p[lw] == ' ' && strncmp(p + lw + 1, test, lt) == 0 &&
+            p[lw + 1 + lt] == ' ')
+            hit = p + lw + 1 + lt + 1;
+        p = strchr(p, '\n');
+        p = p ? p + 1 : NULL;
+    }
+    return hit;
+}
+
+static const char *group_of(mm_test_t **tests, size_t n, const char *test, char *out, size_t cap)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(tests[i]->name, test) == 0) {
+            suite_name(tests[i]->file, out, cap);
+            return out;
+        }
+    return "?";
+}
+
+/* Prints the run in Check's format ("file:line:R:suite:test:0: message", then a line of counts),
+ * with S for a skipped test and E for one that stopped before its end without failing. The
+ * verbosity is CK_VERBOSITY's: silent, minimal (counts), normal (and what did not pass), verbose
+ * (every test; the default). Returns how many tests failed or erred. */
+static int report(SRunner *sr, mm_test_t **tests, size_t n, const char *done_path)
+{
+    const char *v = getenv("CK_VERBOSITY");
+    int level = !v ? 3 : !strcmp(v, "silent") ? 0 : !strcmp(v, "minimal") ? 1
+                      : !strcmp(v, "normal") ? 2 : 3;
+    marks_t marks = read_marks(done_path);
+    int nrun = srunner_ntests_run(sr), passed = 0, failed = 0, errors = 0, skipped = 0;
+    TestResult **res = srunner_results(sr);
+    for (int i = 0; i < nrun; i++) {
+        const char *test = tr_tcname(res[i]), *msg = tr_msg(res[i]);
+        const char *skip = find_mark(&marks, "SKIP", test);
+        char kind = 'P';
+        char why[512];
+        if (tr_rtype(res[i]) == CK_FAILURE)
+            kind = 'F', failed++;
+        else if (tr_rtype(res[i]) != CK_PASS)
+            kind = 'E', errors++;
+        else if (skip) {
+            kind = 'S', skipped++;
+            snprintf(why, sizeof why, "SKIPPED: %.*s", (int)strcspn(skip, "\n"), skip);
+            msg = why;
+        } else if (marks.text && !find_mark(&marks, "DONE", test)) {
+            kind = 'E', errors++;
+            msg = "the test stopped before its end without failing (something called exit() or "
+                  "_exit()); Check counts that as a pass, the grader does not";
+        } else
+            passed++;
+        char group[256];
+        if (level >= 3 || (level == 2 && kind != 'P')) {
+            const char *file = tr_lfile(res[i]);
+            printf("%s:%d:%c:%s:%s:0: %s\n", file ? file : "?", tr_lno(res[i]), kind,
+                   group_of(tests, n, test, group, sizeof group), test, msg ? msg : "");
+        }
+    }
+    free(res);
+    free(marks.text);
+    int ran = nrun - skipped;
+    if (level >= 1) {
+        printf("%d%%: Checks: %d, Failures: %d, Errors: %d", ran ? 100 * passed / ran : 100, ran,
+               failed, errors);
+        if (skipped)
+            printf(", Skipped: %d (not run: see the SKIPPED lines for why)", skipped);
+        printf("\n");
+    }
+    return failed + errors;
+}
+
 /* Without the grader's done file (a student running `make labNN`), records go to a private
- * temporary file so that skips can be summed up at the end. Returns its path or NULL. */
+ * temporary file so that skips can be told from passes. Returns its path or NULL. */
 static char *private_done_file(void)
 {
     static char path[] = "/tmp/mlmem-done-XXXXXX";
@@ -126,21 +292,6 @@ static char *private_done_file(void)
     return path;
 }
 
-/* Check's verbose output lists a skipped test as passed; say plainly that it was not run. */
-static void report_skips(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    char line[512];
-    int n = 0;
-    while (f && fgets(line, sizeof line, f))
-        n += strncmp(line, "SKIP ", 5) == 0;
-    if (f)
-        fclose(f);
-    if (n > 0)
-        printf("mlmem: %d test%s SKIPPED (listed as \"Passed\" above, but not run: see the "
-               "SKIPPED lines for why)\n", n, n == 1 ? "" : "s");
-}
-
 int main(void)
 {
     done_file = getenv("MLMEM_DONE_FILE");
@@ -148,16 +299,23 @@ int main(void)
     char *mine = done_file ? NULL : private_done_file();
     if (mine)
         done_file = mine;
+    const char *done_path = done_file;
     init_seed();
-    SRunner *sr = add_suites(add_suites(NULL, mm_lab_suites), mm_hidden_suites);
-    if (!sr)
+    size_t n;
+    mm_test_t **tests = sorted_tests(&n);
+    SRunner *sr = make_runner(tests, n);
+    if (!sr) {
+        fprintf(stderr, "mlmem: no tests (none declared with MM_TEST)\n");
         return 2;
-    srunner_run_all(sr, getenv("CK_VERBOSITY") ? CK_ENV : CK_VERBOSE);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    if (mine) {
-        report_skips(mine);
-        unlink(mine);
     }
-    return failed == 0 ? 0 : 1;
+    printf("Running %zu tests\n", n);
+    fflush(stdout);
+    srunner_run_all(sr, CK_SILENT);
+    fflush(stdout);
+    int bad = report(sr, tests, n, done_path);
+    srunner_free(sr);
+    free(tests);
+    if (mine)
+        unlink(mine);
+    return bad == 0 ? 0 : 1;
 }

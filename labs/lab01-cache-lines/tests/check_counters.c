@@ -6,8 +6,6 @@
 #include "counters.h"
 #include "mm_check.h"
 
-Suite *counters_suite(void);
-
 static size_t random_line(mm_rng_t *r)
 {
     return (size_t)8 << mm_rng_range(r, 0, 6); /* 8 .. 512 */
@@ -126,17 +124,3 @@ MM_TEST(test_totals_exact_under_contention)
     }
 }
 MM_END_TEST
-
-Suite *counters_suite(void)
-{
-    Suite *s = suite_create("counters");
-    TCase *tc = tcase_create("counters");
-    tcase_add_test(tc, test_line_size_matches_os);
-    tcase_add_test(tc, test_create_rejects_bad_args);
-    tcase_add_test(tc, test_slots_line_aligned);
-    tcase_add_test(tc, test_slots_distinct_lines);
-    tcase_add_test(tc, test_slot_out_of_range);
-    tcase_add_test(tc, test_totals_exact_under_contention);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -5,8 +5,6 @@
 #include "linesize.h"
 #include "mm_check.h"
 
-Suite *linesize_suite(void);
-
 enum { NDIST = 9 }; /* 8, 16, ..., 2048 bytes */
 
 /* A synthetic sweep for a machine whose line is `line` bytes: slow (2..5 x, noisy) below the line,
@@ -169,20 +167,3 @@ MM_TEST(test_sweep_fills_times)
     MM_ASSERT_ERR(cl_sweep(dist, 0, 100, ns), -EINVAL);
 }
 MM_END_TEST
-
-Suite *linesize_suite(void)
-{
-    Suite *s = suite_create("linesize");
-    TCase *tc = tcase_create("linesize");
-    tcase_add_test(tc, test_infer_synthetic);
-    tcase_add_test(tc, test_infer_midpoint_rule);
-    tcase_add_test(tc, test_infer_pair_interference);
-    tcase_add_test(tc, test_infer_no_signal);
-    tcase_add_test(tc, test_infer_bad_args);
-    tcase_add_test(tc, test_pair_run_counts);
-    tcase_add_test(tc, test_pair_run_atomic);
-    tcase_add_test(tc, test_pair_run_bad_args);
-    tcase_add_test(tc, test_sweep_fills_times);
-    suite_add_tcase(s, tc);
-    return s;
-}

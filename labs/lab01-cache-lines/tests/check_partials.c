@@ -6,8 +6,6 @@
 #include "mm_check.h"
 #include "stats.h"
 
-Suite *partials_suite(void);
-
 /* The line numbers (address / line) of the first and last byte of a partial. */
 typedef struct {
     uintptr_t first, last;
@@ -76,12 +74,3 @@ MM_TEST(test_accum_partials_distinct_lines)
     }
 }
 MM_END_TEST
-
-Suite *partials_suite(void)
-{
-    Suite *s = suite_create("partials");
-    TCase *tc = tcase_create("partials");
-    tcase_add_test(tc, test_accum_partials_distinct_lines);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -6,8 +6,6 @@
 #include "mm_check.h"
 #include "stats.h"
 
-Suite *stats_suite(void);
-
 static float *random_samples(mm_rng_t *r, size_t n)
 {
     float *x = malloc((n ? n : 1) * sizeof *x);
@@ -158,17 +156,3 @@ MM_TEST(test_accum_bad_args)
     MM_ASSERT_ERR(cl_accum_result(NULL, &s), -EINVAL);
 }
 MM_END_TEST
-
-Suite *stats_suite(void)
-{
-    Suite *s = suite_create("stats");
-    TCase *tc = tcase_create("stats");
-    tcase_add_test(tc, test_stats_merge);
-    tcase_add_test(tc, test_stats_merge_empty);
-    tcase_add_test(tc, test_accum_concurrent_workers);
-    tcase_add_test(tc, test_accum_idle_workers);
-    tcase_add_test(tc, test_accum_empty);
-    tcase_add_test(tc, test_accum_bad_args);
-    suite_add_tcase(s, tc);
-    return s;
-}

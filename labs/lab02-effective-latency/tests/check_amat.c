@@ -4,8 +4,6 @@
 #include "amat.h"
 #include "mm_check.h"
 
-Suite *amat_suite(void);
-
 static void assert_near(double got, double want, const char *what)
 {
     ck_assert_msg(fabs(got - want) <= 1e-9 * fmax(1.0, fabs(want)), "%s: got %.12g, expected %.12g",
@@ -94,16 +92,3 @@ MM_TEST(test_amat_bad_args)
     ck_assert_msg(t == -7, "a rejected call must not write *out (it wrote %g)", t);
 }
 MM_END_TEST
-
-Suite *amat_suite(void)
-{
-    Suite *s = suite_create("amat");
-    TCase *tc = tcase_create("amat");
-    tcase_add_test(tc, test_amat_seed_example);
-    tcase_add_test(tc, test_amat_better_l1);
-    tcase_add_test(tc, test_amat_edges);
-    tcase_add_test(tc, test_amat_random_hierarchies);
-    tcase_add_test(tc, test_amat_bad_args);
-    suite_add_tcase(s, tc);
-    return s;
-}

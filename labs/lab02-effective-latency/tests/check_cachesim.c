@@ -5,8 +5,6 @@
 #include "cachesim.h"
 #include "mm_check.h"
 
-Suite *cachesim_suite(void);
-
 typedef struct {
     uint64_t addr;
     size_t size;
@@ -187,18 +185,3 @@ MM_TEST(test_cache_access_bad_args)
     el_cache_destroy(c);
 }
 MM_END_TEST
-
-Suite *cachesim_suite(void)
-{
-    Suite *s = suite_create("cachesim");
-    TCase *tc = tcase_create("cachesim");
-    tcase_add_test(tc, test_cache_direct_mapped);
-    tcase_add_test(tc, test_cache_lru_order);
-    tcase_add_test(tc, test_cache_line_crossing);
-    tcase_add_test(tc, test_cache_random_traces);
-    tcase_add_test(tc, test_cache_reset_keeps_contents);
-    tcase_add_test(tc, test_cache_create_bad_args);
-    tcase_add_test(tc, test_cache_access_bad_args);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -8,8 +8,6 @@
 #include "mm_check.h"
 #include "walk.h"
 
-Suite *chase_suite(void);
-
 /* Follows next[] from 0 and checks that it visits all n indices once, then comes back. */
 static void assert_one_cycle(const size_t *next, size_t n)
 {
@@ -250,20 +248,3 @@ MM_TEST(test_staircase_fills)
                   "bad sizes must be rejected before anything is measured");
 }
 MM_END_TEST
-
-Suite *chase_suite(void)
-{
-    Suite *s = suite_create("chase");
-    TCase *tc = tcase_create("chase");
-    tcase_add_test(tc, test_sattolo_one_cycle);
-    tcase_add_test(tc, test_sattolo_tiny);
-    tcase_add_test(tc, test_sattolo_uniform);
-    tcase_add_test(tc, test_sattolo_reproducible);
-    tcase_add_test(tc, test_sattolo_bad_args);
-    tcase_add_test(tc, test_chase_bad_args);
-    tcase_add_test(tc, test_chase_random_cycle);
-    tcase_add_test(tc, test_chase_other_lines);
-    tcase_add_test(tc, test_staircase_fills);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -4,8 +4,6 @@
 #include "chase.h"
 #include "mm_check.h"
 
-Suite *knees_suite(void);
-
 enum { NPTS = 28, MAXK = 8 };
 
 /* 16 KiB, 24 KiB, 32 KiB, 48 KiB, ... (steps of 1.5x and 4/3x), as the benchmark measures. */
@@ -157,18 +155,3 @@ MM_TEST(test_knees_bad_args)
     MM_ASSERT_ERR(el_find_knees(sizes, ns, 4, NULL, 0), -ENOSPC);
 }
 MM_END_TEST
-
-Suite *knees_suite(void)
-{
-    Suite *s = suite_create("knees");
-    TCase *tc = tcase_create("knees");
-    tcase_add_test(tc, test_knees_header_example);
-    tcase_add_test(tc, test_knees_measured_runs);
-    tcase_add_test(tc, test_knees_synthetic_exact);
-    tcase_add_test(tc, test_knees_synthetic_noisy);
-    tcase_add_test(tc, test_knees_merged_levels);
-    tcase_add_test(tc, test_knees_no_boundary);
-    tcase_add_test(tc, test_knees_bad_args);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -6,8 +6,6 @@
 #include "predict.h"
 #include "walk.h"
 
-Suite *predict_suite(void);
-
 static void assert_near(double got, double want, const char *what)
 {
     ck_assert_msg(fabs(got - want) <= 1e-9 * fmax(1.0, fabs(want)), "%s: got %.12g, expected %.12g",
@@ -125,18 +123,3 @@ MM_TEST(test_predict_bad_args)
     ck_assert_msg(ns == -1 && hit[0] == -1, "a rejected prediction must not write *ns or hit[]");
 }
 MM_END_TEST
-
-Suite *predict_suite(void)
-{
-    Suite *s = suite_create("predict");
-    TCase *tc = tcase_create("predict");
-    tcase_add_test(tc, test_hit_rates_hand_trace);
-    tcase_add_test(tc, test_hit_rates_warmup);
-    tcase_add_test(tc, test_hit_rates_line_split);
-    tcase_add_test(tc, test_predict_hand_trace);
-    tcase_add_test(tc, test_predict_extremes);
-    tcase_add_test(tc, test_hit_rates_walk_kernel);
-    tcase_add_test(tc, test_predict_bad_args);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -6,8 +6,6 @@
 #include "copy.h"
 #include "model.h"
 
-Suite *copy_suite(void);
-
 #define GUARD 16 /* bytes after the expected output that must stay untouched */
 
 /* A buffer of `bytes` + GUARD bytes, all 0xA5. */
@@ -229,18 +227,3 @@ MM_TEST(test_transpose2d_bad_args)
     MM_ASSERT_OK(tv_transpose2d_f32(NULL, 0, 4, 4, NULL, 0)); /* nothing to move */
 }
 MM_END_TEST
-
-Suite *copy_suite(void)
-{
-    Suite *s = suite_create("copy");
-    TCase *tc = tcase_create("copy");
-    tcase_add_test(tc, test_contiguous_of_contiguous);
-    tcase_add_test(tc, test_contiguous_random_views);
-    tcase_add_test(tc, test_contiguous_ml_layouts);
-    tcase_add_test(tc, test_contiguous_bad_args);
-    tcase_add_test(tc, test_transpose2d_random);
-    tcase_add_test(tc, test_transpose2d_tiles);
-    tcase_add_test(tc, test_transpose2d_bad_args);
-    suite_add_tcase(s, tc);
-    return s;
-}

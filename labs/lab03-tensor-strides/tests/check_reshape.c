@@ -6,8 +6,6 @@
 #include "model.h"
 #include "reshape.h"
 
-Suite *reshape_suite(void);
-
 #define SHAPE(...) ((const int64_t[]){ __VA_ARGS__ })
 
 typedef struct {
@@ -237,18 +235,3 @@ MM_TEST(test_reshape_bad_args)
     ck_assert_msg(out.offset == 5 && copy == buf, "a failed reshape must not write its outputs");
 }
 MM_END_TEST
-
-Suite *reshape_suite(void)
-{
-    Suite *s = suite_create("reshape");
-    TCase *tc = tcase_create("reshape");
-    tcase_add_test(tc, test_view_oracle_table);
-    tcase_add_test(tc, test_view_infers_minus_one);
-    tcase_add_test(tc, test_view_random_matches_existence);
-    tcase_add_test(tc, test_view_bad_args);
-    tcase_add_test(tc, test_reshape_views_when_possible);
-    tcase_add_test(tc, test_reshape_copies_when_needed);
-    tcase_add_test(tc, test_reshape_bad_args);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -16,8 +16,6 @@
 #include "mm_check.h"
 #include "trace.h"
 
-Suite *trace_suite(void);
-
 #define L1_LIMIT 3.0
 #define L2_LIMIT 1.5
 
@@ -178,13 +176,3 @@ MM_TEST(test_contiguous_simulated_misses)
     mm_aligned_free(m);
 }
 MM_END_TEST
-
-Suite *trace_suite(void)
-{
-    Suite *s = suite_create("trace");
-    TCase *tc = tcase_create("trace");
-    tcase_add_test(tc, test_transpose2d_simulated_misses);
-    tcase_add_test(tc, test_contiguous_simulated_misses);
-    suite_add_tcase(s, tc);
-    return s;
-}

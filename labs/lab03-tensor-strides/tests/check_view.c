@@ -6,8 +6,6 @@
 #include "model.h"
 #include "view.h"
 
-Suite *view_suite(void);
-
 /* A hand-made view of `data` (storage_elems elements of 4 bytes). */
 static tv_t mk(void *data, int64_t storage, int64_t offset, unsigned ndim, const int64_t *shape,
                const int64_t *strides)
@@ -372,27 +370,3 @@ MM_TEST(test_expand_bad_args)
     ck_assert_msg(out.offset == 7, "a failed expand must not write *out");
 }
 MM_END_TEST
-
-Suite *view_suite(void)
-{
-    Suite *s = suite_create("view");
-    TCase *tc = tcase_create("view");
-    tcase_add_test(tc, test_validate_accepts_and_rejects);
-    tcase_add_test(tc, test_validate_edge_cases);
-    tcase_add_test(tc, test_contiguous_strides_pytorch);
-    tcase_add_test(tc, test_contiguous_strides_bad_args);
-    tcase_add_test(tc, test_init_numel);
-    tcase_add_test(tc, test_offset_matches_walk);
-    tcase_add_test(tc, test_offset_out_of_range);
-    tcase_add_test(tc, test_unravel_row_major);
-    tcase_add_test(tc, test_is_contiguous_rules);
-    tcase_add_test(tc, test_permute_random);
-    tcase_add_test(tc, test_permute_rejects_non_permutations);
-    tcase_add_test(tc, test_transpose_swaps);
-    tcase_add_test(tc, test_slice_random);
-    tcase_add_test(tc, test_slice_bounds);
-    tcase_add_test(tc, test_expand_broadcasts);
-    tcase_add_test(tc, test_expand_bad_args);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -11,8 +11,6 @@
 #include "testutil.h"
 #include "topo.h"
 
-Suite *bind_suite(void);
-
 static void assert_affinity(hwloc_const_bitmap_t want, const char *what)
 {
     hwloc_bitmap_t now = hwloc_bitmap_alloc();
@@ -178,17 +176,3 @@ MM_TEST(test_bind_plan_here)
     hwloc_topology_destroy(t);
 }
 MM_END_TEST
-
-Suite *bind_suite(void)
-{
-    Suite *s = suite_create("bind");
-    TCase *tc = tcase_create("bind");
-    tcase_add_test(tc, test_bind_one_pu);
-    tcase_add_test(tc, test_bind_node);
-    tcase_add_test(tc, test_bind_is_per_thread);
-    tcase_add_test(tc, test_bind_refuses_other_topologies);
-    tcase_add_test(tc, test_bind_bad_args);
-    tcase_add_test(tc, test_bind_plan_here);
-    suite_add_tcase(s, tc);
-    return s;
-}

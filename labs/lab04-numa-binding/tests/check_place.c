@@ -13,8 +13,6 @@
 #include "testutil.h"
 #include "topo.h"
 
-Suite *place_suite(void);
-
 /* A random CPU this thread may run on; pins the thread there and returns it. */
 static int pin_somewhere(mm_rng_t *r)
 {
@@ -288,21 +286,3 @@ MM_TEST(test_page_nodes_bad_args)
     tu_unmap(p, 2);
 }
 MM_END_TEST
-
-Suite *place_suite(void)
-{
-    Suite *s = suite_create("place");
-    TCase *tc = tcase_create("place");
-    tcase_add_test(tc, test_untouched_pages_enoent);
-    tcase_add_test(tc, test_pages_follow_the_writer);
-    tcase_add_test(tc, test_touch_parallel_covers_every_page);
-    tcase_add_test(tc, test_touch_parallel_follows_where);
-    tcase_add_test(tc, test_touch_parallel_bad_args);
-    tcase_add_test(tc, test_alloc_on_node);
-    tcase_add_test(tc, test_alloc_bad_args);
-    tcase_add_test(tc, test_placement_counts);
-    tcase_add_test(tc, test_page_node_policy);
-    tcase_add_test(tc, test_page_nodes_bad_args);
-    suite_add_tcase(s, tc);
-    return s;
-}

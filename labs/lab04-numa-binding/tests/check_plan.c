@@ -8,8 +8,6 @@
 #include "plan.h"
 #include "testutil.h"
 
-Suite *plan_suite(void);
-
 static nb_gpu_t gpu_on(int node)
 {
     nb_gpu_t g = { "0000:00:00.0", 0x10de, 0x2330, 0x0302, node };
@@ -321,19 +319,3 @@ MM_TEST(test_plan_format_small_buffer)
     hwloc_topology_destroy(t);
 }
 MM_END_TEST
-
-Suite *plan_suite(void)
-{
-    Suite *s = suite_create("plan");
-    TCase *tc = tcase_create("plan");
-    tcase_add_test(tc, test_plan_two_socket);
-    tcase_add_test(tc, test_plan_two_socket_reserve);
-    tcase_add_test(tc, test_plan_epyc_nps4);
-    tcase_add_test(tc, test_plan_unknown_node);
-    tcase_add_test(tc, test_plan_random_synthetic);
-    tcase_add_test(tc, test_plan_bad_args);
-    tcase_add_test(tc, test_plan_format);
-    tcase_add_test(tc, test_plan_format_small_buffer);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -10,8 +10,6 @@
 #include "testutil.h"
 #include "topo.h"
 
-Suite *topo_suite(void);
-
 static void assert_counts(const char *what, const nb_counts_t *got, const nb_counts_t *want)
 {
     ck_assert_msg(got->packages == want->packages && got->numa_nodes == want->numa_nodes &&
@@ -264,24 +262,3 @@ MM_TEST(test_gpus_limits)
     hwloc_topology_destroy(s);
 }
 MM_END_TEST
-
-Suite *topo_suite(void)
-{
-    Suite *s = suite_create("topo");
-    TCase *tc = tcase_create("topo");
-    tcase_add_test(tc, test_load_synthetic_counts);
-    tcase_add_test(tc, test_load_system_matches_hwloc);
-    tcase_add_test(tc, test_load_xml_two_socket);
-    tcase_add_test(tc, test_load_xml_epyc_nps4);
-    tcase_add_test(tc, test_load_xml_laptop_and_vm);
-    tcase_add_test(tc, test_load_xml_file);
-    tcase_add_test(tc, test_load_bad_args);
-    tcase_add_test(tc, test_pci_is_gpu);
-    tcase_add_test(tc, test_gpu_node_two_socket);
-    tcase_add_test(tc, test_gpu_node_nps4_laptop_vm);
-    tcase_add_test(tc, test_gpus_two_socket);
-    tcase_add_test(tc, test_gpus_epyc_nps4);
-    tcase_add_test(tc, test_gpus_limits);
-    suite_add_tcase(s, tc);
-    return s;
-}
