@@ -54,7 +54,7 @@ def _env(run_dir: str, lab: Lab, seed: str | None, secret: bool) -> dict[str, st
     if seed:
         env["MLMEM_SEED"] = seed
     if secret:
-        env["MLMEM_SEED_SECRET"] = "1"
+        env["MLMEM_HIDE_SEED"] = "1"
     return env
 
 
