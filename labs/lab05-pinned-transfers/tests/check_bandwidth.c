@@ -6,12 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bandwidth.h"
-#include "pt_test.h"
+#include "support.h"
 #ifdef MM_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
-
-Suite *bandwidth_suite(void);
 
 MM_TEST(test_gbps_formula)
 {
@@ -195,19 +193,3 @@ MM_TEST(test_gpu_measure_copy)
         }
 }
 MM_END_TEST
-
-Suite *bandwidth_suite(void)
-{
-    Suite *s = suite_create("bandwidth");
-    TCase *tc = tcase_create("bandwidth");
-    tcase_add_test(tc, test_gbps_formula);
-    tcase_add_test(tc, test_gbps_bad_args);
-    tcase_add_test(tc, test_pin_budget_percent);
-    tcase_add_test(tc, test_pin_budget_bad_args);
-    tcase_add_test(tc, test_host_alloc_checks);
-    tcase_add_test(tc, test_measure_copy_checks);
-    tcase_add_test(tc, test_gpu_host_alloc_kinds);
-    tcase_add_test(tc, test_gpu_measure_copy);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -9,12 +9,10 @@
 #include "pipeline.h"
 #include "plan.h"
 #include "mm_emu.h"
-#include "pt_test.h"
+#include "support.h"
 #ifdef MM_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
-
-Suite *pipeline_suite(void);
 
 static pt_plan_t make_plan(size_t total, size_t max_chunk, unsigned streams, unsigned slots)
 {
@@ -191,15 +189,3 @@ MM_TEST(test_gpu_pipeline_reruns)
     free(src), free(dst), pt_plan_free(&p);
 }
 MM_END_TEST
-
-Suite *pipeline_suite(void)
-{
-    Suite *s = suite_create("pipeline");
-    TCase *tc = tcase_create("pipeline");
-    tcase_add_test(tc, test_pipe_create_checks);
-    tcase_add_test(tc, test_gpu_pipeline_matches_host);
-    tcase_add_test(tc, test_gpu_pipeline_pins_host);
-    tcase_add_test(tc, test_gpu_pipeline_reruns);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -3,9 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "plan.h"
-#include "pt_test.h"
-
-Suite *plan_suite(void);
+#include "support.h"
 
 #define MIB ((size_t)1 << 20)
 
@@ -289,23 +287,3 @@ MM_TEST(test_choose_bad_args)
     ck_assert_msg(memcmp(&q, &before, sizeof q) == 0, "a failed pt_plan_choose must leave *req alone");
 }
 MM_END_TEST
-
-Suite *plan_suite(void)
-{
-    Suite *s = suite_create("plan");
-    TCase *tc = tcase_create("plan");
-    tcase_add_test(tc, test_plan_worked_examples);
-    tcase_add_test(tc, test_plan_covers_exactly_once);
-    tcase_add_test(tc, test_plan_aligned_chunks);
-    tcase_add_test(tc, test_plan_respects_budget);
-    tcase_add_test(tc, test_plan_slot_waits);
-    tcase_add_test(tc, test_plan_single_chunk);
-    tcase_add_test(tc, test_plan_no_space);
-    tcase_add_test(tc, test_plan_too_many_chunks);
-    tcase_add_test(tc, test_plan_bad_args);
-    tcase_add_test(tc, test_plan_free);
-    tcase_add_test(tc, test_choose_makes_valid_plans);
-    tcase_add_test(tc, test_choose_bad_args);
-    suite_add_tcase(s, tc);
-    return s;
-}

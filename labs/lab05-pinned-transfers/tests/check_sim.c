@@ -5,10 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plan.h"
-#include "pt_test.h"
+#include "support.h"
 #include "sim.h"
-
-Suite *sim_suite(void);
 
 /* A round-robin plan of n chunks (the lengths do not matter to the simulator). */
 static pt_plan_t rr_plan(size_t n, unsigned streams, unsigned slots)
@@ -252,21 +250,3 @@ MM_TEST(test_overlap_efficiency_bad_args)
     ck_assert_msg(e == -7, "a failed pt_overlap_efficiency must leave *eff alone");
 }
 MM_END_TEST
-
-Suite *sim_suite(void)
-{
-    Suite *s = suite_create("sim");
-    TCase *tc = tcase_create("sim");
-    tcase_add_test(tc, test_sim_one_stream_is_serial);
-    tcase_add_test(tc, test_sim_hand_timeline);
-    tcase_add_test(tc, test_sim_slot_wait_across_streams);
-    tcase_add_test(tc, test_sim_three_slots_pipeline);
-    tcase_add_test(tc, test_sim_model_random);
-    tcase_add_test(tc, test_sim_totals);
-    tcase_add_test(tc, test_sim_spans_optional);
-    tcase_add_test(tc, test_sim_bad_args);
-    tcase_add_test(tc, test_overlap_efficiency_formula);
-    tcase_add_test(tc, test_overlap_efficiency_bad_args);
-    suite_add_tcase(s, tc);
-    return s;
-}

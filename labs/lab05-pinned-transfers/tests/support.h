@@ -1,7 +1,7 @@
 /* Lab 05 tests: what the test files share. GPU tests skip, with the reason, where this build has
  * no CUDA (no nvcc) or this machine no usable GPU: a skip is never a pass. */
-#ifndef PT_TEST_H
-#define PT_TEST_H
+#ifndef PT_SUPPORT_H
+#define PT_SUPPORT_H
 #include "gpu.h"
 #include "mm_check.h"
 
