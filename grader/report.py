@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import textwrap
 import xml.etree.ElementTree as ET
 
 from . import hidden
@@ -55,8 +56,9 @@ def item_line(i: Item) -> str:
     if i.kind == "test":
         why = "" if i.status == PASSED else _first_line(shown_output(i), 200)
         return f"  {MARK[i.status]}  {i.name:<40} {pts:>9}  {why}".rstrip()
-    return (f"  {MARK[i.status]}  {i.name:<40} {pts:>9}  {i.title}".rstrip() +
-            f"\n        {_first_line(i.output, 200)}")
+    why = textwrap.wrap(_first_line(i.output, 1000), 92, max_lines=4, placeholder=" ...")
+    return "\n        ".join([f"  {MARK[i.status]}  {i.name:<40} {pts:>9}  {i.title}".rstrip()]
+                              + (why or [""]))
 
 
 def _figure(v) -> str:
@@ -64,7 +66,7 @@ def _figure(v) -> str:
     if isinstance(v, bool) or v is None:
         return json.dumps(v)
     if isinstance(v, float):
-        return f"{v:.3g}"
+        return f"{v:.0f}" if abs(v) >= 1000 else f"{v:.3g}"
     if isinstance(v, list):
         return "[" + ", ".join(_figure(x) for x in v) + "]"
     if isinstance(v, dict):
