@@ -144,9 +144,11 @@ static mm_test_t **sorted_tests(size_t *n)
 }
 
 /* One suite per file, one test case per test (named like it, so that a result names its test
- * and a fixture wraps that test alone). */
-static SRunner *make_runner(mm_test_t **tests, size_t n)
+ * and a fixture wraps that test alone). Check keeps the suites' names, not copies: they go in
+ * names[0..n), for the caller to free after the runner. */
+static SRunner *make_runner(mm_test_t **tests, size_t n, char **names)
 {
+    size_t nnames = 0;
     SRunner *sr = NULL;
     Suite *s = NULL;
     for (size_t i = 0; i < n; i++) {
@@ -154,7 +156,9 @@ static SRunner *make_runner(mm_test_t **tests, size_t n)
         if (!s || strcmp(t->file, tests[i - 1]->file) != 0) {
             char name[256];
             suite_name(t->file, name, sizeof name);
-            s = suite_create(strdup(name));
+            names[nnames] = strdup(name);
+            s = suite_create(names[nnames] ? names[nnames] : "?");
+            nnames++;
             if (!sr)
                 sr = srunner_create(s);
             else
@@ -318,7 +322,8 @@ int main(void)
     init_seed();
     size_t n;
     mm_test_t **tests = sorted_tests(&n);
-    SRunner *sr = names_unique(tests, n) ? make_runner(tests, n) : NULL;
+    char **names = calloc(n ? n : 1, sizeof *names);
+    SRunner *sr = names && names_unique(tests, n) ? make_runner(tests, n, names) : NULL;
     int status = 2;
     if (sr) {
         printf("Running %zu tests\n", n);
@@ -329,6 +334,9 @@ int main(void)
         srunner_free(sr);
     } else if (n == 0)
         fprintf(stderr, "mlmem: no tests (none declared with MM_TEST)\n");
+    for (size_t i = 0; names && i < n; i++)
+        free(names[i]);
+    free(names);
     free(tests);
     if (mine)
         unlink(mine);
