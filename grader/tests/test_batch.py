@@ -46,8 +46,9 @@ def test_batch_grades_each_shape(tmp_path):
 
 def test_batch_time_limit(make_variant, tmp_path):
     subs = tmp_path / "subs"
-    hang = {"file": "src/counters.c", "append": "\n__attribute__((constructor)) static void "
-            "hang(void) { for (;;) {} }\n"}
+    # Every test that reads the counters spins: the grading outlasts the batch's time limit.
+    entry = "uint64_t cl_counters_total(const cl_counters_t *c)\n{\n"
+    hang = {"file": "src/counters.c", "old": entry, "new": entry + "    for (;;) {}\n"}
     variants.make(SLUG, str(subs / "dave"), [hang])
     rows, _ = batch(subs, tmp_path / "out", "--timeout", "8", timeout=300)
     assert "time limit" in rows["dave"]["status"] and float(rows["dave"]["score"]) == 0
