@@ -27,6 +27,7 @@
 #define OBSERVABLE 3.0 /* memory must be this much slower than L1 for the run to mean anything */
 #define PAST_L2 3.0    /* your chase just past L2 must be this much slower than in L1 (score_knees) */
 static const el_walk_mix_t MIX = { 12, 3 }; /* 75 % hot, 18.75 % warm, 6.25 % cold */
+static const char *const METRICS[] = { "knees_found", "prediction_error", NULL };
 
 typedef struct {
     mm_cache_t cache[MM_HW_MAX_CACHES];
@@ -155,20 +156,18 @@ static void score_knees(mm_json_t *j, const run_t *r)
 {
     size_t knee[MAX_KNEES], at;
     int nk = el_find_knees(r->sizes, r->ns, r->npoints, knee, MAX_KNEES);
-    char detail[512];
     double rise = past_l2_rise(r, &at);
     if (nk < 0) {
-        snprintf(detail, sizeof detail, "el_find_knees failed: %s", strerror(-nk));
-        mm_bench_fail(j, "knees_found", detail);
+        mm_bench_failf(j, "knees_found", "el_find_knees failed: %s", strerror(-nk));
     } else if (!(rise >= PAST_L2)) {
         unsigned below = r->cache[r->ncaches > 2 ? 1 : r->ncaches - 1].level;
-        snprintf(detail, sizeof detail, "your staircase at %zu KiB (twice L%u) is only %.1fx "
-                 "its latency at %zu KiB (in L1), where a random chain pays %.0fx or more: the "
-                 "prefetchers are serving your chase. Is it a random single cycle, each load's "
-                 "address the value of the load before?", at >> 10, below, rise,
-                 r->sizes[level_point(r, 0)] >> 10, PAST_L2);
-        mm_bench_metric(j, "knees_found", 0.0, "", detail);
+        mm_bench_metricf(j, "knees_found", 0.0, "", "your staircase at %zu KiB (twice L%u) is "
+                         "only %.1fx its latency at %zu KiB (in L1), where a random chain pays "
+                         "%.0fx or more: the prefetchers are serving your chase. Is it a random "
+                         "single cycle, each load's address the value of the load before?",
+                         at >> 10, below, rise, r->sizes[level_point(r, 0)] >> 10, PAST_L2);
     } else {
+        char detail[512]; /* one clause per cache level */
         size_t scored, matched = match_knees(r, knee, (size_t)nk, &scored, detail, sizeof detail);
         mm_bench_metric(j, "knees_found", (double)matched / (double)scored, "", detail);
     }
@@ -224,20 +223,19 @@ static void score_prediction(mm_json_t *j, const run_t *r, const el_walk_t *w, p
     for (int k = 0; k < ROUNDS && rc == 0; k++)
         rc = predict_round(r, w, trace, p, k);
     free(trace);
-    char detail[300];
     if (rc != 0) {
-        snprintf(detail, sizeof detail, "your chase or prediction failed: %s", strerror(-rc));
-        mm_bench_fail(j, "prediction_error", detail);
+        mm_bench_failf(j, "prediction_error", "your chase or prediction failed: %s",
+                       strerror(-rc));
         return;
     }
     double e[ROUNDS], pr[ROUNDS], me[ROUNDS];
     memcpy(e, p->err, sizeof e);
     memcpy(pr, p->pred, sizeof pr);
     memcpy(me, p->meas, sizeof me);
-    snprintf(detail, sizeof detail, "predicted %.2f ns per step, measured %.2f ns (medians of %d "
-             "rounds; hit rates L1 %.3f, L2 %.3f)", mm_median(pr, ROUNDS), mm_median(me, ROUNDS),
-             ROUNDS, p->hit[0], p->nlevels > 1 ? p->hit[1] : 0.0);
-    mm_bench_metric(j, "prediction_error", mm_median(e, ROUNDS), "", detail);
+    mm_bench_metricf(j, "prediction_error", mm_median(e, ROUNDS), "", "predicted %.2f ns per "
+                     "step, measured %.2f ns (medians of %d rounds; hit rates L1 %.3f, L2 %.3f)",
+                     mm_median(pr, ROUNDS), mm_median(me, ROUNDS), ROUNDS, p->hit[0],
+                     p->nlevels > 1 ? p->hit[1] : 0.0);
 }
 
 static int measure_staircase(mm_json_t *j, run_t *r)
@@ -247,12 +245,8 @@ static int measure_staircase(mm_json_t *j, run_t *r)
     r->npoints = staircase_sizes(r->top, r->sizes);
     r->top = r->sizes[r->npoints - 1];
     int rc = el_staircase(r->sizes, r->npoints, LINE, MS_PER_POINT, r->ns);
-    if (rc != 0) {
-        char why[128];
-        snprintf(why, sizeof why, "el_staircase failed: %s", strerror(-rc));
-        mm_bench_fail(j, "knees_found", why);
-        mm_bench_fail(j, "prediction_error", why);
-    }
+    if (rc != 0)
+        mm_bench_fail_all(j, METRICS, "el_staircase failed: %s", strerror(-rc));
     return rc;
 }
 
@@ -272,20 +266,15 @@ static void bench_latency(mm_json_t *j, run_t *r, predict_t *p, double *contrast
         return;
     size_t hot = pow2_floor(r->cache[0].size / 2), warm = pow2_floor(2 * r->cache[0].size);
     el_walk_t *w = NULL;
-    char why[200];
     if (el_walk_create(&w, hot, warm, r->top) != 0) {
-        snprintf(why, sizeof why, "could not allocate the kernel's %zu MiB", r->top >> 20);
-        mm_bench_skip(j, "knees_found", why);
-        mm_bench_skip(j, "prediction_error", why);
+        mm_bench_skip_all(j, METRICS, "could not allocate the kernel's %zu MiB", r->top >> 20);
         return;
     }
     *contrast = observable(w);
     if (*contrast < OBSERVABLE) {
-        snprintf(why, sizeof why, "this run cannot show a staircase: the kernel's random jumps "
-                 "over %zu MiB took only %.1fx as long as jumps within %zu KiB (needs %.0fx)",
-                 r->top >> 20, *contrast, hot >> 10, OBSERVABLE);
-        mm_bench_skip(j, "knees_found", why);
-        mm_bench_skip(j, "prediction_error", why);
+        mm_bench_skip_all(j, METRICS, "this run cannot show a staircase: the kernel's random "
+                          "jumps over %zu MiB took only %.1fx as long as jumps within %zu KiB "
+                          "(needs %.0fx)", r->top >> 20, *contrast, hot >> 10, OBSERVABLE);
     } else {
         score_knees(j, r);
         predict_walk(j, r, w, p);
@@ -334,16 +323,14 @@ static void write_info(mm_json_t *j, const run_t *r, const predict_t *p, double 
 int main(void)
 {
     mm_json_t j;
-    mm_json_begin(&j, mm_bench_output());
-    mm_bench_begin(&j, "02");
+    mm_bench_open(&j, "02");
     static run_t r;
     static predict_t p;
     double contrast = 0;
     r.ncaches = mm_hw_caches(r.cache, MM_HW_MAX_CACHES);
     if (r.ncaches <= 0 || r.cache[0].size < 4096) {
-        const char *why = "hwloc reports no caches on this machine: nothing to compare with";
-        mm_bench_skip(&j, "knees_found", why);
-        mm_bench_skip(&j, "prediction_error", why);
+        mm_bench_skip_all(&j, METRICS, "hwloc reports no caches on this machine: nothing to "
+                          "compare with");
         r.ncaches = 0;
     } else {
         bench_latency(&j, &r, &p, &contrast);
