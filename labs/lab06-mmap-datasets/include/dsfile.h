@@ -63,18 +63,28 @@ uint64_t ds_checksum(const void *p, size_t n);
  * written (no uninitialised padding reaches the disk). Arguments are not checked. */
 void ds_header_init(ds_header_t *h, uint64_t record_size, uint64_t count);
 
-/* Checks header *h against a file of `file_size` bytes, in this order: magic (-EPROTO), version
- * (-EPROTONOSUPPORT), checksum and fields (-EPROTO), count == 0 (-ENODATA), then the size:
- * shorter than data_offset + count * record_size -> -EBADMSG, longer -> -EMSGSIZE.
- * Returns 0 when the header is valid for that size; -EINVAL if h is NULL. Never overflows: a
- * header whose size does not fit in 64 bits is -EPROTO. */
+/* Checks header *h against a file of `file_size` bytes. Never overflows: a header whose size
+ * does not fit in 64 bits is -EPROTO. Returns 0 when the header is valid for that size;
+ *   -EINVAL:          h is NULL;
+ * else the first check that fails, in this order:
+ *   -EPROTO:          wrong magic;
+ *   -EPROTONOSUPPORT: unknown version;
+ *   -EPROTO:          checksum mismatch or a bad field;
+ *   -ENODATA:         count == 0;
+ *   -EBADMSG:         file_size is shorter than data_offset + count * record_size;
+ *   -EMSGSIZE:        file_size is longer. */
 int ds_header_check(const ds_header_t *h, uint64_t file_size);
 
-/* Validates the open file `fd` as a dataset: fstat (directory -> -EISDIR, other non-regular
- * file -> -ENODEV, 0 bytes -> -ENODATA, fewer than 64 bytes -> -EBADMSG), reads the header with
- * pread (looping over short reads and EINTR) and checks it with ds_header_check. Returns 0 and
- * fills *out (if out is not NULL); a negative errno from the table above otherwise; -EBADF for a
- * bad fd. Does not move the file offset and does not close fd. */
+/* Validates the open file `fd` as a dataset: fstat, then reads the header with pread (looping
+ * over short reads and EINTR) and checks it with ds_header_check. Does not move the file offset
+ * and does not close fd. Returns 0 and fills *out (if out is not NULL);
+ *   from fstat:
+ *   -EISDIR:  a directory;
+ *   -ENODEV:  another non-regular file;
+ *   -ENODATA: 0 bytes;
+ *   -EBADMSG: fewer than 64 bytes;
+ *   otherwise a negative errno from the table above;
+ *   -EBADF:   a bad fd. */
 int ds_validate(int fd, ds_header_t *out);
 
 /* A writer that builds a dataset without ever leaving a half-written file at `path`: the
@@ -85,21 +95,29 @@ typedef struct ds_writer ds_writer_t;
 
 /* Starts a dataset of records of `record_size` bytes that will appear at `path`. Creates the
  * temporary file (e.g. "<path>.tmp.XXXXXX" with mkstemp) and writes the zero header block.
- * Returns 0 and sets *out; -EINVAL if out or path is NULL or record_size is 0; -ENOMEM; or
- * the -errno of creating the temporary file (e.g. -ENOENT when the directory does not exist,
- * -EACCES). On failure nothing is left on disk and *out is untouched. */
+ * Returns 0 and sets *out;
+ *   -EINVAL: out or path is NULL or record_size is 0;
+ *   -ENOMEM: out of memory;
+ *   the -errno of creating the temporary file (e.g. -ENOENT when the directory does not exist,
+ *   -EACCES).
+ * On failure nothing is left on disk and *out is untouched. */
 int ds_writer_open(ds_writer_t **out, const char *path, uint64_t record_size);
 
 /* Appends `n` records (n * record_size bytes from `records`). Loops over short writes and EINTR.
- * Returns 0; -EINVAL for NULL w, or NULL records with n > 0; -EOVERFLOW if the file's size would
- * overflow 64 bits; the -errno of write (e.g. -EFBIG, -ENOSPC). After an error the writer is
- * failed: later appends return the same error and commit removes the temporary file. */
+ * Returns 0;
+ *   -EINVAL:    NULL w, or NULL records with n > 0;
+ *   -EOVERFLOW: the file's size would overflow 64 bits;
+ *   the -errno of write (e.g. -EFBIG, -ENOSPC).
+ * After an error the writer is failed: later appends return the same error and commit removes
+ * the temporary file. */
 int ds_writer_append(ds_writer_t *w, const void *records, uint64_t n);
 
 /* Finishes the dataset: writes the header (ds_header_init with the records appended), closes
  * the file and renames it onto `path` (replacing any file there). Always frees w. Returns 0;
- * -ENODATA if no record was appended; the writer's earlier error; the -errno of write, close or
- * rename. On any failure the temporary file is removed and `path` is left as it was. */
+ *   -ENODATA: no record was appended;
+ *   the writer's earlier error;
+ *   the -errno of write, close or rename.
+ * On any failure the temporary file is removed and `path` is left as it was. */
 int ds_writer_commit(ds_writer_t *w);
 
 /* Gives up: removes the temporary file and frees w. NULL is ignored. */

@@ -22,9 +22,12 @@ typedef enum {
 
 /* Opens and validates the dataset at `path` (ds_validate's checks and errors: see dsfile.h) and
  * maps the whole file with mmap(PROT_READ, MAP_SHARED). Lazily: nothing is read or populated,
- * so RSS does not grow until samples are touched. Returns 0 and sets *out; -EINVAL if out or
- * path is NULL; -ENOENT, -EACCES, ... from open; -ENOMEM; -errno of mmap. On failure nothing is
- * leaked (no descriptor, no mapping) and *out is untouched. Close with ds_close. */
+ * so RSS does not grow until samples are touched. Close with ds_close. Returns 0 and sets *out;
+ *   -EINVAL: out or path is NULL;
+ *   -ENOENT, -EACCES, ... from open;
+ *   -ENOMEM: out of memory;
+ *   -errno of mmap.
+ * On failure nothing is leaked (no descriptor, no mapping) and *out is untouched. */
 int ds_open(ds_reader_t **out, const char *path);
 
 /* Unmaps and frees; NULL is ignored. Every pointer ds_sample returned becomes invalid. */
@@ -39,8 +42,10 @@ uint64_t ds_record_size(const ds_reader_t *r);
 const void *ds_sample(const ds_reader_t *r, uint64_t i);
 
 /* Applies `advice` to the pages holding records [first, first + n): the byte range rounded out to
- * whole pages (sysconf(_SC_PAGESIZE)). n == 0 does nothing. Returns 0; -EINVAL if r is NULL or
- * advice is not a ds_advice_t; -ERANGE if first + n > count (or overflows); -errno of madvise. */
+ * whole pages (sysconf(_SC_PAGESIZE)). n == 0 does nothing. Returns 0;
+ *   -EINVAL: r is NULL or advice is not a ds_advice_t;
+ *   -ERANGE: first + n > count (or overflows);
+ *   -errno of madvise. */
 int ds_advise(ds_reader_t *r, uint64_t first, uint64_t n, ds_advice_t advice);
 
 /* Part D. Receives `n` >= 1 consecutive records starting at record `first`; `records` points
@@ -54,8 +59,10 @@ typedef int (*ds_consume_fn)(void *arg, uint64_t first, const void *records, uin
  * call, however large the file. So windows must be small and their pages released once consumed
  * (DS_ADV_DONTNEED). Leave room for the kernel: fault-around and large folios may map up to
  * 2 MiB beyond what is touched (windows of at most budget_bytes / 2 are safe).
- * Returns 0; -EINVAL if r or consume is NULL or budget_bytes < max(4 MiB, 4 * record_size); an
- * error of ds_advise; or the callback's non-zero value (the stream stops there). */
+ * Returns 0;
+ *   -EINVAL: r or consume is NULL or budget_bytes < max(4 MiB, 4 * record_size);
+ *   an error of ds_advise;
+ *   or the callback's non-zero value (the stream stops there). */
 int ds_stream(ds_reader_t *r, size_t budget_bytes, ds_consume_fn consume, void *arg);
 
 #endif

@@ -20,8 +20,10 @@ typedef struct ds_sampler ds_sampler_t;
  *     for (i = n - 1; i >= 1; i--) { j = mm_rng_range(&r, 0, i); swap perm[i] and perm[j]; }
  * and its batches are perm[0..batch), perm[batch..2 batch), ...; the last one is shorter when
  * batch does not divide n, and left out when drop_last is non-zero. Starts at epoch 0.
- * Returns 0 and sets *out; -EINVAL if out is NULL, n or batch is 0, or drop_last is set and
- * batch > n (an epoch without a batch); -ENOMEM (nothing leaked). Free with ds_sampler_destroy. */
+ * Free with ds_sampler_destroy. Returns 0 and sets *out;
+ *   -EINVAL: out is NULL, n or batch is 0, or drop_last is set and batch > n (an epoch without a
+ *            batch);
+ *   -ENOMEM: out of memory (nothing leaked). */
 int ds_sampler_create(ds_sampler_t **out, uint64_t n, uint64_t batch, int drop_last,
                       uint64_t seed);
 
