@@ -34,6 +34,9 @@
 #define STRIDED_MAX 0.2
 #define GATE_REPS 7
 
+static const char *const METRICS[] = { "contiguous_transposed", "contiguous_channels_last",
+                                       "transpose_speedup", NULL };
+
 typedef struct {
     float *src, *dst, *ref; /* the storage, contiguous()'s output, memcpy's output */
 } buffers_t;
@@ -85,15 +88,10 @@ static int64_t first_wrong(const tv_t *v, const float *out)
     return -1;
 }
 
-/* contiguous() of v vs memcpy of as many bytes: paired rounds, median of t_memcpy / t_yours.
- * `closed`: why this run cannot show the effect (the metric is skipped), or NULL. */
+/* contiguous() of v vs memcpy of as many bytes: paired rounds, median of t_memcpy / t_yours. */
 static void bench_contiguous(mm_json_t *j, const char *name, const tv_t *v, buffers_t *b,
-                             const char *what, const char *closed)
+                             const char *what)
 {
-    if (closed) {
-        mm_bench_skip(j, name, closed);
-        return;
-    }
     size_t bytes = (size_t)v->storage_elems * sizeof(float); /* views of their whole storage */
     contig_arg_t ca = { v, b->dst, bytes, 0 };
     memcpy_arg_t ma = { b->ref, b->src, bytes };
@@ -101,21 +99,17 @@ static void bench_contiguous(mm_json_t *j, const char *name, const tv_t *v, buff
     double ratio, tb, ty;
     memset(b->dst, 0, bytes);
     int rc = mm_bench_paired_ratio(&base, &yours, WARMUP, REPS, &ratio, &tb, &ty);
-    char detail[256];
     int64_t bad = ca.rc == 0 && rc == 0 ? first_wrong(v, b->dst) : -1;
-    if (ca.rc != 0 || rc != 0) {
-        snprintf(detail, sizeof detail, "tv_contiguous failed: %s", strerror(-(ca.rc ? ca.rc : rc)));
-        mm_bench_fail(j, name, detail);
-    } else if (bad >= 0) {
-        snprintf(detail, sizeof detail, "tv_contiguous wrote a wrong element %lld (%s)",
-                 (long long)bad, what);
-        mm_bench_fail(j, name, detail);
-    } else {
-        snprintf(detail, sizeof detail, "memcpy %.1f ms (%.1f GB/s), yours %.1f ms (%.1f GB/s); "
-                 "medians of %d rounds, %s", tb * 1e3, (double)bytes / tb * 1e-9, ty * 1e3,
-                 (double)bytes / ty * 1e-9, REPS, what);
-        mm_bench_metric(j, name, ratio, "x memcpy", detail);
-    }
+    if (ca.rc != 0 || rc != 0)
+        mm_bench_failf(j, name, "tv_contiguous failed: %s", strerror(-(ca.rc ? ca.rc : rc)));
+    else if (bad >= 0)
+        mm_bench_failf(j, name, "tv_contiguous wrote a wrong element %lld (%s)", (long long)bad,
+                       what);
+    else
+        mm_bench_metricf(j, name, ratio, "x memcpy", "memcpy %.1f ms (%.1f GB/s), yours %.1f ms "
+                         "(%.1f GB/s); medians of %d rounds, %s", tb * 1e3,
+                         (double)bytes / tb * 1e-9, ty * 1e3, (double)bytes / ty * 1e-9, REPS,
+                         what);
 }
 
 typedef struct {
@@ -147,12 +141,8 @@ static int64_t transpose_wrong(const float *src, const float *dst)
     return -1;
 }
 
-static void bench_transpose(mm_json_t *j, buffers_t *b, const char *closed)
+static void bench_transpose(mm_json_t *j, buffers_t *b)
 {
-    if (closed) {
-        mm_bench_skip(j, "transpose_speedup", closed);
-        return;
-    }
     transpose_arg_t na = { tv_naive_transpose2d_f32, b->src, b->ref };
     transpose_arg_t ya = { yours_transpose, b->src, b->dst };
     mm_bench_case_t base = { "naive", run_transpose, &na }, yours = { "yours", run_transpose, &ya };
@@ -245,16 +235,18 @@ static double strided_fraction(buffers_t *b)
     return frac;
 }
 
-/* Why this run cannot show the effect (into why), or NULL if it can. */
-static const char *gate_closed(double frac, char *why, size_t n)
+/* Skips the three metrics, saying why, if this run cannot show the effect; returns 1 then. */
+static int gate_fired(mm_json_t *j, double frac)
 {
     if (frac < 0)
-        snprintf(why, n, "could not time the naive strided transpose against memcpy");
+        mm_bench_skip_all(j, METRICS, "could not time the naive strided transpose against "
+                          "memcpy");
     else if (frac > STRIDED_MAX)
-        snprintf(why, n, "this run could not show the cost of strided access: the naive strided "
-                 "transpose ran at %.2fx memcpy's speed (needs at most %.2fx; a cache that holds "
-                 "the 128 MB, or a busy machine)", frac, STRIDED_MAX);
-    return frac < 0 || frac > STRIDED_MAX ? why : NULL;
+        mm_bench_skip_all(j, METRICS, "this run could not show the cost of strided access: the "
+                          "naive strided transpose ran at %.2fx memcpy's speed (needs at most "
+                          "%.2fx; a cache that holds the 128 MB, or a busy machine)", frac,
+                          STRIDED_MAX);
+    return frac < 0 || frac > STRIDED_MAX;
 }
 
 /* The two views, made here rather than with your part A, so that the benchmark times exactly
@@ -267,14 +259,13 @@ static void run_all(mm_json_t *j, buffers_t *b, double *strided)
                 .ndim = 4, .shape = { N, C, H, W }, .strides = { H * W * C, 1, W * C, C } };
     size_t tile[NTILES];
     double frac[NTILES], frac_cl[NTILES];
-    char why[256];
     *strided = strided_fraction(b);
-    const char *closed = gate_closed(*strided, why, sizeof why);
-    bench_contiguous(j, "contiguous_transposed", &t, b, "x.t().contiguous() of a 4000 x 4000",
-                     closed);
-    bench_contiguous(j, "contiguous_channels_last", &cl, b,
-                     "(20, 256, 56, 56) stored channels last", closed);
-    bench_transpose(j, b, closed);
+    if (!gate_fired(j, *strided)) {
+        bench_contiguous(j, "contiguous_transposed", &t, b, "x.t().contiguous() of a 4000 x 4000");
+        bench_contiguous(j, "contiguous_channels_last", &cl, b,
+                         "(20, 256, 56, 56) stored channels last");
+        bench_transpose(j, b);
+    }
     int have_series = blocking_series(b, tile, frac, frac_cl) == 0;
     mm_bench_end_metrics(j);
     if (have_series)
@@ -284,17 +275,13 @@ static void run_all(mm_json_t *j, buffers_t *b, double *strided)
 int main(void)
 {
     mm_json_t j;
-    mm_json_begin(&j, mm_bench_output());
-    mm_bench_begin(&j, "03");
+    mm_bench_open(&j, "03");
     double strided = -1;
     buffers_t b = { mm_aligned_alloc(4096, MAX_ELEMS * sizeof(float)),
                     mm_aligned_alloc(4096, MAX_ELEMS * sizeof(float)),
                     mm_aligned_alloc(4096, MAX_ELEMS * sizeof(float)) };
     if (!b.src || !b.dst || !b.ref) {
-        const char *why = "out of memory (the benchmark needs 3 x 64 MB)";
-        mm_bench_fail(&j, "contiguous_transposed", why);
-        mm_bench_fail(&j, "contiguous_channels_last", why);
-        mm_bench_fail(&j, "transpose_speedup", why);
+        mm_bench_fail_all(&j, METRICS, "out of memory (the benchmark needs 3 x 64 MB)");
         mm_bench_end_metrics(&j);
     } else {
         for (size_t i = 0; i < MAX_ELEMS; i++)
