@@ -1,6 +1,7 @@
 # Compiler flags shared by every build (compile-time knobs in one place).
 #   WERROR=1   warnings are errors (the project's own code is built this way by `make test`)
-#   SAN=asan   AddressSanitizer + UndefinedBehaviorSanitizer;  SAN=tsan  ThreadSanitizer
+#   SAN=asan   AddressSanitizer + UndefinedBehaviorSanitizer;  SAN=ubsan  UndefinedBehaviorSanitizer
+#              alone;  SAN=tsan  ThreadSanitizer (e.g. `make lab03 SAN=asan`)
 #   CUDA_HOME  where the CUDA toolkit lives (nvcc, cudart); without a working nvcc the GPU parts
 #              are off (see NVCC below)
 CC        ?= cc
@@ -15,14 +16,24 @@ LDLIBS  := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc) -lnuma -
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
 SAN_asan := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_ubsan := -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_tsan := -fsanitize=thread -fno-omit-frame-pointer
 ifneq ($(SAN),)
   ifeq ($(SAN_$(SAN)),)
-    $(error SAN must be asan or tsan, not '$(SAN)')
+    $(error SAN must be asan, ubsan or tsan, not '$(SAN)')
   endif
   CFLAGS  += $(SAN_$(SAN)) -O1
   LDFLAGS += $(SAN_$(SAN))
 endif
+
+# FLAGS_TAG: the build folder's suffix for this flag set, so that objects built with other flags
+# are never reused: -<SAN>, -werror with WERROR=1, -<compiler> for a compiler other than cc/gcc
+# (build/labs/lab03-tensor-strides-asan-clang). grader/build.py names its folders the same way.
+mm_cc_name := $(notdir $(firstword $(CC)))
+FLAGS_TAG  := $(if $(SAN),-$(SAN))$(if $(filter 1,$(WERROR)),-werror)$(if \
+  $(filter-out cc gcc,$(mm_cc_name)),-$(mm_cc_name))
+FLAGS_SET  := $(strip $(if $(SAN),SAN=$(SAN)) $(if $(filter 1,$(WERROR)),WERROR=1) $(if \
+  $(filter-out cc gcc,$(mm_cc_name)),CC=$(CC)))
 
 # GPU code: SASS for Ampere (sm_80: A100) and Hopper (sm_90: H100, H200), plus compute_90 PTX that
 # the driver compiles for newer GPUs. Prebuilt SASS also runs where the driver is older than the

@@ -57,13 +57,20 @@ def compiler_tag() -> str:
     return "" if cc in ("", "cc", "gcc") else "-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", cc)
 
 
+def flags_tag(variant: str = "", werror: bool = False) -> str:
+    """The build folder's suffix for a flag set, as common/flags.mk's FLAGS_TAG names the folders
+    of `make labNN`: '-<sanitizer>', '-werror', then compiler_tag() ('-asan-clang'). Objects built
+    with other flags (those of common/, which staging does not renew) are never reused."""
+    return (f"-{variant}" if variant else "") + ("-werror" if werror else "") + compiler_tag()
+
+
 def build(lab: Lab, submission: str, variant: str = "", werror: bool = False,
           tag: str | None = None, private: bool = False) -> Built:
-    """Stages and builds with $CC (default cc); `variant` is '' or a sanitizer ('asan',
+    """Stages and builds with $CC (default cc); `variant` is '' or a sanitizer ('asan', 'ubsan',
     'tsan'). private: the staged sources are readable by this user only (the reference's: the
     programs the grader runs as another user must not read them)."""
     base = os.path.join(BUILD_DIR, "grade", tag or submission_tag(submission),
-                        lab.slug + (f"-{variant}" if variant else "") + compiler_tag())
+                        lab.slug + flags_tag(variant, werror))
     stage_dir, out_dir = os.path.join(base, "stage"), os.path.join(base, "out")
     missing, absent = stage(lab, submission, stage_dir)
     if private:
