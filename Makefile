@@ -19,8 +19,11 @@ help:
 	@echo
 	@echo "Students"
 	@echo "  make labNN                 build lab NN from labs/ and run its unit tests (e.g. make lab01)"
-	@echo "  make grade [LAB=NN]        grade all labs or one; score table + build/grade/results.json"
-	@echo "        [SUBMISSION=dir]     grade another tree laid out like labs/ (e.g. SUBMISSION=solutions)"
+	@echo "        [SAN=asan|ubsan|tsan]  under a sanitizer (AddressSanitizer+UBSan, UBSan, ThreadSanitizer),"
+	@echo "                             in a folder of its own: build/labs/<lab>-asan/ (likewise WERROR=1, CC=)"
+	@echo "  make grade [LAB=NN|all]    grade the lab you built last (make labNN), one lab, or every lab;"
+	@echo "                             score table + build/grade/results.json"
+	@echo "        [SUBMISSION=dir]     grade another tree laid out like labs/, every lab unless LAB=NN"
 	@echo "        [STRICT=1]           exit non-zero unless the score is full"
 	@echo "  make hint LAB=NN [LEVEL=k] progressive hints: 1 a nudge, 2 the shape, 3 the step in words"
 	@echo "  make handin [LAB=NN]       the archive to hand in: your code, answers.md, timelog.md, the grade"
@@ -50,19 +53,28 @@ help:
 deps:
 	@$(DEPS_OK)
 
+# make labNN builds into build/labs/<slug><FLAGS_TAG>/ (common/flags.mk: one folder per flag set,
+# e.g. build/labs/lab03-tensor-strides-asan/ for SAN=asan) and leaves a stamp there, `made` (the
+# flags, if any): the lab built last is the one `make grade` and `make handin` take without LAB
+# (grader/handin.py).
+lab_out = $(BUILD)/labs/$(call lab_slug,$1)$(FLAGS_TAG)
 lab%:
 	@if [ -z "$(call lab_slug,$*)" ]; then \
 	  echo "mlmem: there is no lab '$*'. The labs are:"; for l in $(LABS); do echo "  make $${l%%-*}    ($$l)"; done; exit 2; fi
 	@$(DEPS_OK)
-	@$(MAKE) -f common/lab-build.mk LABSRC=labs/$(call lab_slug,$*) OUT=$(BUILD)/labs/$(call lab_slug,$*)
-	@echo "== unit tests of $(call lab_slug,$*) (your code in labs/$(call lab_slug,$*)/src) =="
-	@$(BUILD)/labs/$(call lab_slug,$*)/check_lab || echo "(some tests fail: see above; \`make grade LAB=$*\` scores them)"
+	@mkdir -p $(call lab_out,$*) && echo "$(FLAGS_SET)" > $(call lab_out,$*)/made
+	@$(if $(FLAGS_SET),echo "mlmem: $(FLAGS_SET): building into $(call lab_out,$*)/ (a folder of its own: objects built with other flags are never reused)")
+	@$(MAKE) -f common/lab-build.mk LABSRC=labs/$(call lab_slug,$*) OUT=$(call lab_out,$*)
+	@echo "== unit tests of $(call lab_slug,$*) (your code in labs/$(call lab_slug,$*)/src$(if $(FLAGS_SET),; $(FLAGS_SET))) =="
+	@$(call lab_out,$*)/check_lab || echo "(some tests fail: see above; \`make grade LAB=$*\` scores them)"
 
 numa-guest:
 	@$(GRADER).numa_guest "$(SUBMISSION)"
 
+# Without LAB, a student's `make grade` grades the lab built last (`--lab last`: it says which);
+# with SUBMISSION= given (course staff) every lab, as with LAB=all.
 grade:
-	@$(GRADER) grade $(if $(LAB),--lab $(LAB)) --submission "$(SUBMISSION)" $(if $(filter 1,$(STRICT)),--strict) $(if $(HIDDEN),--hidden "$(HIDDEN)")
+	@$(GRADER) grade $(if $(LAB),--lab $(LAB),$(if $(filter file,$(origin SUBMISSION)),--lab last)) --submission "$(SUBMISSION)" $(if $(filter 1,$(STRICT)),--strict) $(if $(HIDDEN),--hidden "$(HIDDEN)")
 
 batch:
 	@$(GRADER) batch "$(or $(SUBMISSIONS),$(error use: make batch SUBMISSIONS=dir [LAB=NN] [JOBS=n] [TIMEOUT=s]))" $(if $(LAB),--lab $(LAB)) $(if $(JOBS),--jobs $(JOBS)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(HIDDEN),--hidden "$(HIDDEN)")

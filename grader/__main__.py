@@ -32,10 +32,30 @@ def staff_seed() -> str | None:
     return seed or None
 
 
+def grade_labs(lab_id: str | None, out=print) -> list[labs.Lab]:
+    """The labs `grade --lab` names: a number, 'all' (or none: every lab), or 'last' (what a
+    student's `make grade` without LAB passes): the lab built last with `make labNN`, said so;
+    every lab, said so, when none is built yet."""
+    if lab_id == "all":
+        return labs.select(None)
+    if lab_id != "last":
+        return labs.select(lab_id)
+    from .handin import last_touched
+    found = last_touched(graded=False)
+    if not found:
+        out("mlmem: grading every lab: you have built none yet (`make labNN` builds one; "
+            "`make grade` then grades that one, `make grade LAB=NN` any one)")
+        return labs.select(None)
+    lab, how = found
+    out(f"mlmem: grading lab {lab.id}, the lab you built last ({how}); "
+        "`make grade LAB=all` for every lab, `make grade LAB=NN` for another")
+    return [lab]
+
+
 def cmd_grade(a) -> int:
     _folder(a.submission, "submission")
     a.hidden = _folder(a.hidden or os.environ.get("MLMEM_HIDDEN_TESTS"), "hidden-tests")
-    chosen = labs.select(a.lab)
+    chosen = grade_labs(a.lab)
     a.submission = submission.resolve(a.submission, chosen, os.path.join(
         GRADE_DIR, "loose-files")) or a.submission
     secret = staff_seed()
@@ -104,7 +124,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="grader", description="mlmem autograder")
     sub = p.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("grade", help="grade a submission")
-    g.add_argument("--lab", help="lab number (default: all)")
+    g.add_argument("--lab", help="lab number, 'all' (the default) or 'last': the lab built last "
+                   "with `make labNN` (every lab if none is)")
     g.add_argument("--submission", default="labs", help="tree laid out like labs/")
     g.add_argument("--seed", help="seed for the randomized tests (default: fresh)")
     g.add_argument("--strict", action="store_true", help="exit 1 unless the score is full")

@@ -52,13 +52,40 @@ def _newest(paths: list[str]) -> float:
     return max((os.path.getmtime(p) for p in paths if os.path.exists(p)), default=0.0)
 
 
-def last_touched() -> tuple[Lab, str] | None:
-    """The lab built (`make labNN`) or graded (`make grade`, from labs/) last, and how."""
+def _built(slug: str) -> tuple[float, str]:
+    """When `make labNN` last ran for this lab, with any flags, and those flags ('SAN=asan'): the
+    newest stamp (`made`, which the Makefile writes even when nothing needs rebuilding) or test
+    program in build/labs/<slug>/ and build/labs/<slug>-<flags>/ (SAN=asan: <slug>-asan/)."""
+    best = (0.0, "")
+    for d in _listdir(os.path.join(BUILD, "labs")):
+        if d == slug or d.startswith(slug + "-"):
+            stamp = os.path.join(BUILD, "labs", d, "made")
+            when = _newest([stamp, os.path.join(BUILD, "labs", d, "check_lab")])
+            if when > best[0]:
+                best = (when, _read(stamp).strip())
+    return best
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def last_touched(graded: bool = True) -> tuple[Lab, str] | None:
+    """The lab built (`make labNN`) or, with graded, graded (`make grade`, from labs/) last, and
+    how ("make lab03 at 2025-01-31 14:02"). `make handin` takes either; `make grade` without LAB
+    only the lab built last (a grade of every lab must not make lab 08 the one)."""
     best = None
     for slug in labs.slugs():
-        built = _newest([os.path.join(BUILD, "labs", slug, "check_lab")])
-        graded = _newest([os.path.join(d, "out", "check_lab") for d in _stages(slug, "labs")])
-        for when, how in ((built, f"make lab{slug[3:5]}"), (graded, f"make grade LAB={slug[3:5]}")):
+        built, flags = _built(slug)
+        found = [(built, f"make lab{slug[3:5]}" + (f" {flags}" if flags else ""))]
+        if graded:
+            done = _newest([os.path.join(d, "out", "check_lab") for d in _stages(slug, "labs")])
+            found.append((done, f"make grade LAB={slug[3:5]}"))
+        for when, how in found:
             if when and (best is None or when > best[0]):
                 best = (when, slug, how)
     if not best:
