@@ -18,10 +18,6 @@ void find_truth(hwloc_topology_t t, truth_t *tr);
 /* The three two-node metrics of this machine, or each one skipped or failed with the reason. */
 void bench_machine(mm_json_t *j);
 
-/* Says `why` for the three two-node metrics through `say` (mm_bench_skip or mm_bench_fail). */
-void machine_metrics(mm_json_t *j, const char *why,
-                     void (*say)(mm_json_t *, const char *, const char *));
-
 /* Inside the report's "info" object: the NUMA nodes and what bench_machine measured. */
 void write_machine_info(mm_json_t *j);
 

@@ -107,20 +107,19 @@ static void bench_plans(mm_json_t *j)
 {
     const char *servers[] = { "two-socket-8gpu", "epyc-nps4-4gpu" };
     unsigned good = 0, total = 0;
-    char note[2][96], detail[256];
+    char note[2][96];
     for (int i = 0; i < 2; i++)
         score_server(nb_shipped(servers[i]), &good, &total, note[i], sizeof note[i]);
-    snprintf(detail, sizeof detail, "%u of %u GPUs get local, whole, disjoint, balanced cores "
-             "(%s; %s)", good, total, note[0], note[1]);
-    mm_bench_metric(j, "plan_score", total ? (double)good / total : 0.0, "", detail);
+    mm_bench_metricf(j, "plan_score", total ? (double)good / total : 0.0, "", "%u of %u GPUs get "
+                     "local, whole, disjoint, balanced cores (%s; %s)", good, total, note[0],
+                     note[1]);
 }
 
 
 int main(void)
 {
     mm_json_t j;
-    mm_json_begin(&j, mm_bench_output());
-    mm_bench_begin(&j, "04");
+    mm_bench_open(&j, "04");
     bench_plans(&j);
     bench_machine(&j);
     mm_bench_end_metrics(&j);

@@ -42,6 +42,10 @@
 #define BANDWIDTH_GATE 1.10
 #define LOADER_GATE 1.10
 
+/* The metrics of this file: skipped or failed together when the machine or a set-up fails. */
+static const char *const MACHINE[] = { "remote_latency_ratio", "remote_bandwidth_ratio",
+                                       "loader_speedup", NULL };
+
 typedef struct {
     hwloc_topology_t hw, yours; /* the benchmark's own view; yours from nb_topo_load_system */
     int a, b;                   /* the GPU's node, the farthest other node */
@@ -138,23 +142,26 @@ static size_t free_on(int node)
     return numa_node_size64(node, &avail) < 0 || avail < 0 ? 0 : (size_t)avail;
 }
 
-/* c->bytes: max(4x the caches of node a, 1 GiB) in whole windows. NULL, or why it cannot be. */
-static const char *size_buffers(pair_t *c, char *why, size_t size)
+/* c->bytes: max(4x the caches of node a, 1 GiB) in whole windows. Returns 0, or -1 when it
+ * cannot be (the metrics are then skipped, with the reason). */
+static int size_buffers(pair_t *c)
 {
     c->llc = seen.llc = llc_bytes(c->hw, c->cpus_a);
     size_t want = LLC_TIMES * c->llc > MIN_BYTES ? LLC_TIMES * c->llc : MIN_BYTES;
     c->bytes = seen.bytes = (want + WINDOW - 1) / WINDOW * WINDOW;
     size_t margin = (size_t)256 << 20;
     if (c->bytes > MAX_BYTES)
-        snprintf(why, size, "node %d's caches (%zu MiB) need buffers of %zu MiB to outsize "
-                 "them, more than the benchmark may map", c->a, c->llc >> 20, c->bytes >> 20);
+        mm_bench_skip_all(c->j, MACHINE, "node %d's caches (%zu MiB) need buffers of %zu MiB to "
+                          "outsize them, more than the benchmark may map", c->a, c->llc >> 20,
+                          c->bytes >> 20);
     else if (free_on(c->a) < c->bytes + margin || free_on(c->b) < c->bytes + margin)
-        snprintf(why, size, "nodes %d and %d need %zu MiB free each (buffers 4x node %d's "
-                 "caches, at least 1 GiB); they have %zu and %zu MiB", c->a, c->b,
-                 (c->bytes + margin) >> 20, c->a, free_on(c->a) >> 20, free_on(c->b) >> 20);
+        mm_bench_skip_all(c->j, MACHINE, "nodes %d and %d need %zu MiB free each (buffers 4x "
+                          "node %d's caches, at least 1 GiB); they have %zu and %zu MiB", c->a,
+                          c->b, (c->bytes + margin) >> 20, c->a, free_on(c->a) >> 20,
+                          free_on(c->b) >> 20);
     else
-        return NULL;
-    return why;
+        return 0;
+    return -1;
 }
 
 /* Fraction of the pages of [p, p + bytes) that sit on `node`, asked of the kernel here. */
@@ -178,18 +185,16 @@ static double fraction_on(const void *p, size_t bytes, int node)
 static void *alloc_checked(pair_t *c, int node)
 {
     void *p = NULL;
-    char why[200];
     int rc = nb_alloc_on_node(c->yours, node, c->bytes, c->workers, &p);
     double on = rc == 0 ? fraction_on(p, c->bytes, node) : 0.0;
     if (rc == 0 && on >= 0.9)
         return p;
     if (rc != 0)
-        snprintf(why, sizeof why, "nb_alloc_on_node(node %d, %zu MiB) failed: %s", node,
-                 c->bytes >> 20, strerror(-rc));
+        mm_bench_fail_all(c->j, MACHINE, "nb_alloc_on_node(node %d, %zu MiB) failed: %s", node,
+                          c->bytes >> 20, strerror(-rc));
     else
-        snprintf(why, sizeof why, "nb_alloc_on_node(node %d): only %.0f%% of the pages are on "
-                 "node %d", node, 100 * on, node);
-    machine_metrics(c->j, why, mm_bench_fail);
+        mm_bench_fail_all(c->j, MACHINE, "nb_alloc_on_node(node %d): only %.0f%% of the pages "
+                          "are on node %d", node, 100 * on, node);
     nb_free(p, c->bytes);
     return NULL;
 }
@@ -268,18 +273,15 @@ static void chase(void *arg)
 static void report(pair_t *c, const char *metric, const mm_bench_gated_t *g, double gate,
                    const char *measured)
 {
-    char d[480];
     if (g->counted < COUNTED) {
-        snprintf(d, sizeof d, "this run showed no steady penalty: %s (needs %.2fx in %d of %d "
-                 "rounds, had it in %u)", measured, gate, COUNTED, REPS, g->counted);
-        mm_bench_skip(c->j, metric, d);
+        mm_bench_skipf(c->j, metric, "this run showed no steady penalty: %s (needs %.2fx in %d "
+                       "of %d rounds, had it in %u)", measured, gate, COUNTED, REPS, g->counted);
         return;
     }
-    snprintf(d, sizeof d, "%s; your binding %.2f of the benchmark's own (medians of the %u of %d "
-             "rounds that showed the penalty, %zu MiB buffers: 4x node %d's %zu MiB of caches "
-             "or 1 GiB)", measured, g->vs_ideal, g->counted, REPS, c->bytes >> 20, c->a,
-             c->llc >> 20);
-    mm_bench_metric(c->j, metric, g->vs_ideal, "", d);
+    mm_bench_metricf(c->j, metric, g->vs_ideal, "", "%s; your binding %.2f of the benchmark's "
+                     "own (medians of the %u of %d rounds that showed the penalty, %zu MiB "
+                     "buffers: 4x node %d's %zu MiB of caches or 1 GiB)", measured, g->vs_ideal,
+                     g->counted, REPS, c->bytes >> 20, c->a, c->llc >> 20);
 }
 
 /* The chase, three ways a round; *g and what it measured in m. Returns 0, or -1 (reported). */
@@ -292,11 +294,11 @@ static int measure_latency(pair_t *c, uint64_t *local, uint64_t *remote, mm_benc
                     cy = { "yours", chase, &yours };
     if (build_cycle(local, c->bytes, 4) != 0 || build_cycle(remote, c->bytes, 5) != 0 ||
         mm_bench_gated_ratio(&cb, &ci, &cy, WARMUP, REPS, LATENCY_GATE, g) != 0) {
-        machine_metrics(c->j, "out of memory", mm_bench_fail);
+        mm_bench_fail_all(c->j, MACHINE, "out of memory");
         return -1;
     }
     if (yours.failed || base.failed) {
-        machine_metrics(c->j, "nb_bind_thread_to_node failed", mm_bench_fail);
+        mm_bench_fail_all(c->j, MACHINE, "nb_bind_thread_to_node failed");
         return -1;
     }
     double per = 1e9 / CHASE_STEPS;
@@ -391,7 +393,7 @@ static int measure_bandwidth(pair_t *c, char *local, char *remote, mm_bench_gate
                     cy = { "yours", run_team, &yours };
     if (mm_bench_gated_ratio(&cb, &ci, &cy, WARMUP, REPS, BANDWIDTH_GATE, g) != 0 ||
         yours.failed) {
-        machine_metrics(c->j, "nb_bind_thread failed in a reader", mm_bench_fail);
+        mm_bench_fail_all(c->j, MACHINE, "nb_bind_thread failed in a reader");
         return -1;
     }
     double gb = (double)WINDOW / 1e9;
@@ -493,17 +495,17 @@ static void bench_loader(pair_t *c, char *stage)
 static void bench_buffers(pair_t *c, char *local, char *remote)
 {
     mm_bench_gated_t lat, bw;
-    char ml[200], mb[200], why[720];
+    char ml[200], mb[200];
     if (measure_latency(c, (uint64_t *)local, (uint64_t *)remote, &lat, ml, sizeof ml) != 0)
         return;
     if (measure_bandwidth(c, local, remote, &bw, mb, sizeof mb) != 0)
         return;
     if (lat.counted < COUNTED || bw.counted < COUNTED) {
-        snprintf(why, sizeof why, "this machine showed no remote-memory penalty: %s (%u of %d "
-                 "rounds at %.2fx or more); %s (%u of %d rounds at %.2fx or more); both need %d. "
-                 "Virtual NUMA nodes backed by the same memory look like this", ml, lat.counted,
-                 REPS, LATENCY_GATE, mb, bw.counted, REPS, BANDWIDTH_GATE, COUNTED);
-        machine_metrics(c->j, why, mm_bench_skip);
+        mm_bench_skip_all(c->j, MACHINE, "this machine showed no remote-memory penalty: %s (%u "
+                          "of %d rounds at %.2fx or more); %s (%u of %d rounds at %.2fx or more); "
+                          "both need %d. Virtual NUMA nodes backed by the same memory look like "
+                          "this", ml, lat.counted, REPS, LATENCY_GATE, mb, bw.counted, REPS,
+                          BANDWIDTH_GATE, COUNTED);
         return;
     }
     report(c, "remote_latency_ratio", &lat, LATENCY_GATE, ml);
@@ -513,11 +515,8 @@ static void bench_buffers(pair_t *c, char *local, char *remote)
 
 static void bench_pair(pair_t *c)
 {
-    char why[300];
-    if (size_buffers(c, why, sizeof why)) {
-        machine_metrics(c->j, why, mm_bench_skip);
+    if (size_buffers(c) != 0)
         return;
-    }
     char *local = alloc_checked(c, c->a);
     char *remote = local ? alloc_checked(c, c->b) : NULL;
     if (local && remote)
@@ -525,14 +524,6 @@ static void bench_pair(pair_t *c)
     hwloc_set_cpubind(c->hw, hwloc_topology_get_allowed_cpuset(c->hw), HWLOC_CPUBIND_THREAD);
     nb_free(local, c->bytes);
     nb_free(remote, c->bytes);
-}
-
-void machine_metrics(mm_json_t *j, const char *why,
-                     void (*say)(mm_json_t *, const char *, const char *))
-{
-    say(j, "remote_latency_ratio", why);
-    say(j, "remote_bandwidth_ratio", why);
-    say(j, "loader_speedup", why);
 }
 
 /* Why the kernel refuses mbind or move_pages here (a container's seccomp profile), or NULL. */
@@ -568,9 +559,9 @@ void bench_machine(mm_json_t *j)
                                                : pick_nodes(&c);
     why = why ? why : numa_calls_refused();
     if (why)
-        machine_metrics(j, why, mm_bench_skip);
+        mm_bench_skip_all(j, MACHINE, "%s", why);
     else if (nb_topo_load_system(&c.yours) != 0)
-        machine_metrics(j, "nb_topo_load_system failed", mm_bench_fail);
+        mm_bench_fail_all(j, MACHINE, "nb_topo_load_system failed");
     else
         bench_pair(&c);
     if (c.yours)
