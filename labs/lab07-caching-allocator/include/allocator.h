@@ -44,8 +44,9 @@ typedef struct {
 } ca_stats_t;
 
 /* Creates an allocator over back end *be (the table is copied; the back end must outlive the
- * allocator). Returns 0 and sets *out; -EINVAL if out or be is NULL or be lacks a function;
- * -ENOMEM. Free with ca_destroy. */
+ * allocator). Free with ca_destroy. Returns 0 and sets *out;
+ *   -EINVAL: out or be is NULL or be lacks a function;
+ *   -ENOMEM: out of memory. */
 int ca_create(ca_allocator_t **out, const ca_backend_t *be);
 
 /* Returns every segment to the back end (live blocks included: their pointers become invalid)
@@ -58,17 +59,20 @@ void ca_destroy(ca_allocator_t *a);
  * and stream, splitting it by ca_should_split; if none fits, asks the back end for a segment of
  * ca_segment_size bytes. If the back end is full (-ENOMEM), releases every cached segment
  * (after a synchronize, so that pending frees complete) and retries once.
- * Returns 0; -EINVAL for NULL a or out, or stream >= CA_MAX_STREAMS; -ENOMEM when the request
- * cannot be met (size > CA_MAX_ALLOC, or the device is still full after the retry; counted in
- * num_ooms); another back-end error as it came (no retry). On failure *out is untouched and
- * every live block is intact. */
+ * Returns 0;
+ *   -EINVAL: NULL a or out, or stream >= CA_MAX_STREAMS;
+ *   -ENOMEM: the request cannot be met (size > CA_MAX_ALLOC, or the device is still full after
+ *            the retry; counted in num_ooms);
+ *   another back-end error as it came (no retry).
+ * On failure *out is untouched and every live block is intact. */
 int ca_alloc(ca_allocator_t *a, size_t size, ca_stream_t stream, void **out);
 
 /* Frees a block from ca_alloc (see the stream model above). NULL: returns 0 and does nothing.
- * Returns 0; -EINVAL for a NULL allocator or a pointer that is not a live allocation of this
- * allocator (never allocated, an interior pointer, or already freed); a back-end error from
- * recording an event (the block then stays allocated); -ENOMEM (host memory for bookkeeping;
- * the block stays allocated). */
+ * Returns 0;
+ *   -EINVAL: a NULL allocator or a pointer that is not a live allocation of this allocator
+ *            (never allocated, an interior pointer, or already freed);
+ *   a back-end error from recording an event (the block then stays allocated);
+ *   -ENOMEM: out of host memory for bookkeeping (the block stays allocated). */
 int ca_free(ca_allocator_t *a, void *ptr);
 
 /* Notes that the live block at ptr is also used by work on `stream` (torch's

@@ -23,8 +23,10 @@ typedef struct ca_backend {
     const char *name; /* "simdev", "cuda" */
     void *ctx;        /* passed back as the first argument of every call */
     /* Reserves `size` bytes of device memory (size > 0, a multiple of 512) and sets *out to its
-     * address, aligned to at least 512 bytes. Slow: think cudaMalloc. Returns 0; -ENOMEM when
-     * the device has no room; -EINVAL for size 0; other negative errnos for other failures. */
+     * address, aligned to at least 512 bytes. Slow: think cudaMalloc. Returns 0;
+     *   -ENOMEM: the device has no room;
+     *   -EINVAL: size 0;
+     *   other negative errnos for other failures. */
     int (*raw_alloc)(void *ctx, size_t size, void **out);
     /* Returns a whole region from raw_alloc to the device. Slow and synchronizing: think
      * cudaFree. Returns 0; -EINVAL for a pointer raw_alloc did not return (or already freed). */

@@ -39,11 +39,15 @@ void ca_blockset_destroy(ca_blockset_t *s);
  * Returns 0 or -ENOMEM (the set unchanged). */
 int ca_blockset_reserve(ca_blockset_t *s, size_t n);
 
-/* Inserts b at its place in the order. Returns 0; -EEXIST if b is already in the set;
- * -ENOMEM (set unchanged); -EINVAL for NULL arguments. */
+/* Inserts b at its place in the order. Returns 0;
+ *   -EEXIST: b is already in the set;
+ *   -ENOMEM: out of memory (set unchanged);
+ *   -EINVAL: NULL arguments. */
 int ca_blockset_insert(ca_blockset_t *s, ca_block_t *b);
 
-/* Removes b. Returns 0; -ENOENT if b is not in the set; -EINVAL for NULL arguments. */
+/* Removes b. Returns 0;
+ *   -ENOENT: b is not in the set;
+ *   -EINVAL: NULL arguments. */
 int ca_blockset_erase(ca_blockset_t *s, ca_block_t *b);
 
 /* Best fit: the first block in the order whose stream is `stream` and whose size is at least

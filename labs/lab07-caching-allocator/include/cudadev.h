@@ -22,9 +22,14 @@ typedef struct ca_cudadev ca_cudadev_t;
  * insufficient for CUDA runtime version (cudaErrorInsufficientDriver)"). */
 int ca_cuda_usable(char *why, size_t n);
 
-/* Maps a cudaError_t (passed as int) to a negative errno: out of memory -ENOMEM, invalid value
- * -EINVAL, no usable device (none, a bad one, no driver or one too old, a busy exclusive-process
- * GPU, a system not ready) -ENODEV, not ready -EAGAIN, anything else -EIO; cudaSuccess 0. */
+/* Maps a cudaError_t (passed as int) to a negative errno:
+ *   0:       cudaSuccess;
+ *   -ENOMEM: out of memory;
+ *   -EINVAL: invalid value;
+ *   -ENODEV: no usable device (none, a bad one, no driver or one too old, a busy
+ *            exclusive-process GPU, a system not ready);
+ *   -EAGAIN: not ready;
+ *   -EIO:    anything else. */
 int ca_cuda_errno(int cuda_error);
 
 /* Creates a back end for CUDA device `device`. Touches no driver: the first call that needs the

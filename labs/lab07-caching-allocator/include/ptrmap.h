@@ -19,8 +19,10 @@ void ca_ptrmap_init(ca_ptrmap_t *m);
 /* Frees the map's arrays (not the blocks) and leaves it empty. */
 void ca_ptrmap_destroy(ca_ptrmap_t *m);
 
-/* Maps key -> b. Returns 0; -EEXIST if key is already there; -EINVAL for key 0 or b NULL;
- * -ENOMEM (map unchanged). */
+/* Maps key -> b. Returns 0;
+ *   -EEXIST: key is already there;
+ *   -EINVAL: key 0 or b NULL;
+ *   -ENOMEM: out of memory (map unchanged). */
 int ca_ptrmap_put(ca_ptrmap_t *m, uintptr_t key, ca_block_t *b);
 
 /* The block mapped from key, or NULL. */

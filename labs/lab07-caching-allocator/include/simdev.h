@@ -38,9 +38,9 @@ typedef struct {
 
 typedef struct ca_simdev ca_simdev_t;
 
-/* Creates a device. Returns 0 and sets *out; -EINVAL for NULL arguments, capacity 0 or not a
- * multiple of CA_SIMDEV_ALIGN; -ENOMEM (a backed device allocates `capacity` host bytes).
- * Free with ca_simdev_destroy. */
+/* Creates a device. Free with ca_simdev_destroy. Returns 0 and sets *out;
+ *   -EINVAL: NULL arguments, capacity 0 or not a multiple of CA_SIMDEV_ALIGN;
+ *   -ENOMEM: out of memory (a backed device allocates `capacity` host bytes). */
 int ca_simdev_create(ca_simdev_t **out, const ca_simdev_config_t *cfg);
 
 /* Frees the device and its memory (any regions still live go with it); NULL is ignored. */
