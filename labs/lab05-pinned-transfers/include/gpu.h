@@ -30,10 +30,15 @@ int pt_gpu_usable(char *why, size_t n);
 int pt_gpu_backend(char *why, size_t n);
 
 /* Maps a cudaError_t (passed as an int) to a negative errno, clears the runtime's last error and
- * remembers a failure for pt_cuda_last_error: success 0; out of memory -ENOMEM; invalid value
- * -EINVAL; no usable device (none, a bad one, no driver or one too old, a busy exclusive-process
- * GPU, a system not ready) -ENODEV; not ready -EAGAIN; memory already registered -EEXIST;
- * anything else -EIO. */
+ * remembers a failure for pt_cuda_last_error:
+ *   0:       success;
+ *   -ENOMEM: out of memory;
+ *   -EINVAL: invalid value;
+ *   -ENODEV: no usable device (none, a bad one, no driver or one too old, a busy
+ *            exclusive-process GPU, a system not ready);
+ *   -EAGAIN: not ready;
+ *   -EEXIST: memory already registered;
+ *   -EIO:    anything else. */
 int pt_cuda_errno(int cuda_error);
 
 /* The last failure (a cudaError_t as an int) that pt_cuda_errno saw in this thread since the
