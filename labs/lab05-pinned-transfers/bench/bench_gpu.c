@@ -15,19 +15,18 @@
 #include "mm_rng.h"
 #include "pipeline.h"
 
-static void skip_all(mm_json_t *j, const char *why)
-{
-    mm_bench_skip(j, "pinned_vs_pageable", why);
-    mm_bench_skip(j, "pinned_vs_reference_copy", why);
-    mm_bench_skip(j, "overlap_efficiency", why);
-}
+/* The metrics of this file, and the two of them that the bandwidth rounds measure. */
+static const char *const GPU_METRICS[] = { "pinned_vs_pageable", "pinned_vs_reference_copy",
+                                           "overlap_efficiency", NULL };
+static const char *const BANDWIDTH_METRICS[] = { "pinned_vs_pageable",
+                                                 "pinned_vs_reference_copy", NULL };
 
 #ifndef MM_HAVE_CUDA
 
 void bench_gpu(mm_json_t *j, gpu_series_t *s)
 {
     (void)s;
-    skip_all(j, PT_NO_CUDA_BUILD);
+    mm_bench_skip_all(j, GPU_METRICS, "%s", PT_NO_CUDA_BUILD);
 }
 
 void gpu_series(mm_json_t *j, const gpu_series_t *s)
@@ -184,11 +183,10 @@ static int bw_round(ref_t *r, size_t bytes, unsigned iters, double g[3], char *w
 static void bench_bandwidth(mm_json_t *j, ref_t *r)
 {
     double g[3], v[3][BW_ROUNDS], pp[BW_ROUNDS], pr[BW_ROUNDS];
-    char why[300], d[300];
+    char why[300];
     for (int k = 0; k < BW_ROUNDS; k++) {
         if (bw_round(r, BW_BYTES, BW_ITERS, g, why, sizeof why) != 0) {
-            mm_bench_fail(j, "pinned_vs_pageable", why);
-            mm_bench_fail(j, "pinned_vs_reference_copy", why);
+            mm_bench_fail_all(j, BANDWIDTH_METRICS, "%s", why);
             return;
         }
         for (int i = 0; i < 3; i++)
@@ -198,12 +196,12 @@ static void bench_bandwidth(mm_json_t *j, ref_t *r)
     }
     double pin = mm_median(v[0], BW_ROUNDS), page = mm_median(v[1], BW_ROUNDS);
     double ref = mm_median(v[2], BW_ROUNDS);
-    snprintf(d, sizeof d, "H2D: your pinned %.1f GB/s, your pageable %.1f GB/s (medians of %d "
-             "rounds, %zu MiB x %d copies)", pin, page, BW_ROUNDS, BW_BYTES / MIB, BW_ITERS);
-    mm_bench_metric(j, "pinned_vs_pageable", mm_median(pp, BW_ROUNDS), "x", d);
-    snprintf(d, sizeof d, "H2D: your pinned %.1f GB/s, reference cudaHostAlloc + cudaMemcpyAsync "
-             "%.1f GB/s (medians of %d rounds, same run)", pin, ref, BW_ROUNDS);
-    mm_bench_metric(j, "pinned_vs_reference_copy", mm_median(pr, BW_ROUNDS), "x", d);
+    mm_bench_metricf(j, "pinned_vs_pageable", mm_median(pp, BW_ROUNDS), "x", "H2D: your pinned "
+                     "%.1f GB/s, your pageable %.1f GB/s (medians of %d rounds, %zu MiB x %d "
+                     "copies)", pin, page, BW_ROUNDS, BW_BYTES / MIB, BW_ITERS);
+    mm_bench_metricf(j, "pinned_vs_reference_copy", mm_median(pr, BW_ROUNDS), "x", "H2D: your "
+                     "pinned %.1f GB/s, reference cudaHostAlloc + cudaMemcpyAsync %.1f GB/s "
+                     "(medians of %d rounds, same run)", pin, ref, BW_ROUNDS);
 }
 
 static void bandwidth_sweep(ref_t *r, gpu_series_t *s)
@@ -281,13 +279,12 @@ static void report_pipe(mm_json_t *j, pipe_times_t *t, const pt_plan_t *plan, un
     double eff[PIPE_REPS], pipe[PIPE_REPS];
     for (int k = 0; k < PIPE_REPS; k++)
         eff[k] = t[k].eff, pipe[k] = t[k].pipe;
-    char d[400];
-    snprintf(d, sizeof d, "your pipeline %.2f ms; alone: H2D %.2f, kernel %.2f (%u rounds), "
-             "D2H %.2f ms (medians of %d runs; %zu chunks, %u streams, %u slots); %s",
-             mm_median(pipe, PIPE_REPS) * 1e3, t[PIPE_REPS - 1].h2d * 1e3,
-             t[PIPE_REPS - 1].kernel * 1e3, rounds, t[PIPE_REPS - 1].d2h * 1e3, PIPE_REPS,
-             plan->n, plan->streams, plan->slots, sum);
-    mm_bench_metric(j, "overlap_efficiency", mm_median(eff, PIPE_REPS), "", d);
+    mm_bench_metricf(j, "overlap_efficiency", mm_median(eff, PIPE_REPS), "", "your pipeline "
+                     "%.2f ms; alone: H2D %.2f, kernel %.2f (%u rounds), D2H %.2f ms (medians of "
+                     "%d runs; %zu chunks, %u streams, %u slots); %s",
+                     mm_median(pipe, PIPE_REPS) * 1e3, t[PIPE_REPS - 1].h2d * 1e3,
+                     t[PIPE_REPS - 1].kernel * 1e3, rounds, t[PIPE_REPS - 1].d2h * 1e3, PIPE_REPS,
+                     plan->n, plan->streams, plan->slots, sum);
 }
 
 /* Runs your pipeline on `total` bytes; fails the metric with the reason, or reports it (on the
@@ -296,7 +293,7 @@ static void run_pipe(mm_json_t *j, ref_t *r, const pt_plan_t *plan, uint32_t *sr
                      uint32_t *dst, const char *emulated)
 {
     pipe_times_t t[PIPE_REPS];
-    char d[300], e[250], sum[200];
+    char e[250], sum[200];
     pt_pipe_t *p = NULL;
     unsigned rounds = balance_rounds(r, plan->total);
     r->err = cudaSuccess; /* from here on, set only by a failure of the bench's own stages */
@@ -307,21 +304,20 @@ static void run_pipe(mm_json_t *j, ref_t *r, const pt_plan_t *plan, uint32_t *sr
     for (int k = 0; k < PIPE_REPS && rc == 0 && !emulated; k++)
         rc = pipe_rep(r, p, plan->total, rounds, &t[k]);
     if (rc != 0 && r->err != cudaSuccess)
-        snprintf(d, sizeof d, "the benchmark's own copy or kernel failed: %s",
-                 ref_why(r, rc, e, sizeof e));
+        mm_bench_failf(j, "overlap_efficiency", "the benchmark's own copy or kernel failed: %s",
+                       ref_why(r, rc, e, sizeof e));
     else if (rc != 0)
-        snprintf(d, sizeof d, "your pipeline failed: %s", your_why(rc, e, sizeof e));
+        mm_bench_failf(j, "overlap_efficiency", "your pipeline failed: %s",
+                       your_why(rc, e, sizeof e));
     pt_pipe_destroy(p);
-    if (rc != 0) {
-        mm_bench_fail(j, "overlap_efficiency", d);
-    } else if (!verify(src, dst, plan->total / WORD, rounds, sum, sizeof sum)) {
-        snprintf(d, sizeof d, "your pipeline's output is wrong (%s)", sum);
-        mm_bench_fail(j, "overlap_efficiency", d);
-    } else if (emulated) {
+    if (rc != 0)
+        return;
+    if (!verify(src, dst, plan->total / WORD, rounds, sum, sizeof sum))
+        mm_bench_failf(j, "overlap_efficiency", "your pipeline's output is wrong (%s)", sum);
+    else if (emulated)
         mm_bench_skip(j, "overlap_efficiency", emulated); /* its output is right */
-    } else {
+    else
         report_pipe(j, t, plan, rounds, sum);
-    }
 }
 
 static void bench_pipeline(mm_json_t *j, const char *emulated)
@@ -335,10 +331,9 @@ static void bench_pipeline(mm_json_t *j, const char *emulated)
     ref_t r;
     int rc = src && dst ? ref_open(&r, total) : -ENOMEM;
     if (rc != 0) {
-        char d[300], e[250];
-        snprintf(d, sizeof d, "the benchmark could not set up: %s",
-                 src && dst ? ref_why(&r, rc, e, sizeof e) : strerror(-rc));
-        mm_bench_fail(j, "overlap_efficiency", d);
+        char e[250];
+        mm_bench_failf(j, "overlap_efficiency", "the benchmark could not set up: %s",
+                       src && dst ? ref_why(&r, rc, e, sizeof e) : strerror(-rc));
     } else {
         mm_rng_t g = mm_rng_new(5);
         for (size_t i = 0; i < total / WORD; i++)
@@ -356,27 +351,24 @@ void bench_gpu(mm_json_t *j, gpu_series_t *s)
 {
     char why[300], reason[340];
     if (!pt_gpu_usable(why, sizeof why)) {
-        snprintf(reason, sizeof reason, "no usable CUDA device: %s", why);
-        skip_all(j, reason);
+        mm_bench_skip_all(j, GPU_METRICS, "no usable CUDA device: %s", why);
         return;
     }
     if (pt_gpu_backend(why, sizeof why)) { /* "emulated device (no usable GPU: ...)" */
         const char *r = strchr(why, '(');
+        /* the pipeline is still run and checked: it needs the reason for its skip */
         snprintf(reason, sizeof reason, "emulated CUDA device: timing is a model %s",
                  r ? r : "");
-        mm_bench_skip(j, "pinned_vs_pageable", reason);
-        mm_bench_skip(j, "pinned_vs_reference_copy", reason);
+        mm_bench_skip_all(j, BANDWIDTH_METRICS, "%s", reason);
         bench_pipeline(j, reason);
         return;
     }
     ref_t r;
     int rc = ref_open(&r, BW_BYTES);
     if (rc != 0) {
-        char d[300], e[250];
-        snprintf(d, sizeof d, "the reference copy could not set up: %s",
-                 ref_why(&r, rc, e, sizeof e));
-        mm_bench_fail(j, "pinned_vs_pageable", d);
-        mm_bench_fail(j, "pinned_vs_reference_copy", d);
+        char e[250];
+        mm_bench_fail_all(j, BANDWIDTH_METRICS, "the reference copy could not set up: %s",
+                          ref_why(&r, rc, e, sizeof e));
     } else {
         bench_bandwidth(j, &r);
         bandwidth_sweep(&r, s);

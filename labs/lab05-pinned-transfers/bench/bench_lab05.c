@@ -78,13 +78,11 @@ const char *plan_problem(const pt_plan_t *p, size_t total, size_t budget)
 int student_plan(mm_json_t *j, const char *name, size_t total, pt_plan_req_t *req,
                         pt_plan_t *plan)
 {
-    char why[200];
     int rc = pt_plan_choose(total, WORD, BUDGET, req);
     if (rc == 0)
         rc = pt_plan_make(req, plan);
     if (rc != 0) {
-        snprintf(why, sizeof why, "pt_plan_choose / pt_plan_make failed: %s", strerror(-rc));
-        mm_bench_fail(j, name, why);
+        mm_bench_failf(j, name, "pt_plan_choose / pt_plan_make failed: %s", strerror(-rc));
         return rc;
     }
     const char *bad = plan_problem(plan, total, BUDGET);
@@ -111,14 +109,13 @@ static void bench_plan(mm_json_t *j, pt_plan_req_t *req_out)
         double busy = (double)TOTAL / (model_gbps[s] * 1e9);
         ideal = busy > ideal ? busy : ideal;
     }
-    char d[240];
-    snprintf(d, sizeof d, "your plan: %zu chunks of %.2f MiB on %u streams, %u slots: %.2f ms "
-             "in the model; serial %.2f ms, ideal %.2f ms", plan.n, (double)plan.chunk / MIB,
-             plan.streams, plan.slots, t * 1e3, serial * 1e3, ideal * 1e3);
     if (t < 0)
         mm_bench_fail(j, "planned_overlap", "out of memory");
     else
-        mm_bench_metric(j, "planned_overlap", (serial - t) / (serial - ideal), "", d);
+        mm_bench_metricf(j, "planned_overlap", (serial - t) / (serial - ideal), "", "your plan: "
+                         "%zu chunks of %.2f MiB on %u streams, %u slots: %.2f ms in the model; "
+                         "serial %.2f ms, ideal %.2f ms", plan.n, (double)plan.chunk / MIB,
+                         plan.streams, plan.slots, t * 1e3, serial * 1e3, ideal * 1e3);
     *req_out = req;
     pt_plan_free(&plan);
 }
@@ -157,8 +154,7 @@ static void sweep_series(mm_json_t *j, const pt_plan_req_t *req)
 int main(void)
 {
     mm_json_t j;
-    mm_json_begin(&j, mm_bench_output());
-    mm_bench_begin(&j, "05");
+    mm_bench_open(&j, "05");
     pt_plan_req_t req = { 0 };
     gpu_series_t gs = { 0 };
     bench_plan(&j, &req);
