@@ -133,7 +133,7 @@ static void run_model(mm_rng_t *r, kv_hash_fn h, int ops)
         MM_CHECK(rc == 0 || rc == -ENOMEM, "op %d: a call returned %d", op, rc);
         if (rc == -ENOMEM) {
             kv_stats_t after = stats_of(m->c);
-            MM_CHECK(memcmp(&before, &after, sizeof before) == 0 && m->id[s] == was,
+            MM_CHECK(stats_equal(&before, &after) && m->id[s] == was,
                      "op %d: a call that failed with -ENOMEM changed the cache", op);
         }
         if (m->id[s] >= 0)

@@ -71,7 +71,7 @@ MM_TEST(test_prefix_lru_and_eviction)
     kv_stats_t before = stats_of(c);
     MM_ASSERT_ERR(kv_seq_add(c, p, 4, &id), -ENOMEM); /* block 0 found, 1 evicted: needs 2 */
     kv_stats_t after = stats_of(c);
-    ck_assert_msg(id == 9 && memcmp(&before, &after, sizeof before) == 0,
+    ck_assert_msg(id == 9 && stats_equal(&before, &after),
                   "the failed kv_seq_add changed something");
     MM_ASSERT_OK(kv_seq_free(c, b)); /* block 2 (registered) to the LRU tail: LRU = 0 2 */
     int32_t e = add_seq(c, p, 4);

@@ -19,6 +19,18 @@ kv_stats_t stats_of(const kv_cache_t *c)
     return st;
 }
 
+bool stats_equal(const kv_stats_t *a, const kv_stats_t *b)
+{
+    return a->num_blocks == b->num_blocks && a->block_size == b->block_size &&
+           a->free_blocks == b->free_blocks && a->cached_blocks == b->cached_blocks &&
+           a->used_blocks == b->used_blocks && a->shared_blocks == b->shared_blocks &&
+           a->seqs == b->seqs && a->slots_reserved == b->slots_reserved &&
+           a->slots_used == b->slots_used && a->logical_blocks == b->logical_blocks &&
+           a->tokens == b->tokens && a->prefix_queries == b->prefix_queries &&
+           a->prefix_hits == b->prefix_hits && a->cow_copies == b->cow_copies &&
+           a->evictions == b->evictions;
+}
+
 int32_t add_seq(kv_cache_t *c, const kv_token_t *prompt, uint32_t n)
 {
     int32_t id = -1;

@@ -11,6 +11,8 @@
 kv_cache_t *open_cache(uint32_t num_blocks, uint32_t block_size, bool prefix, kv_hash_fn hash);
 /* kv_get_stats that must succeed. */
 kv_stats_t stats_of(const kv_cache_t *c);
+/* True when every field of a and b is equal (not memcmp: the struct may have padding). */
+bool stats_equal(const kv_stats_t *a, const kv_stats_t *b);
 /* kv_seq_add / kv_fork that must succeed; return the new id. */
 int32_t add_seq(kv_cache_t *c, const kv_token_t *prompt, uint32_t n);
 int32_t fork_seq(kv_cache_t *c, int32_t parent);

@@ -314,9 +314,10 @@ int kv_fork(kv_cache_t *c, int32_t parent, int32_t *child)
     *s = (seq_t){ 0 };
     if (reserve_table(s, p->nblocks))
         return -ENOMEM;
-    memcpy(s->table, p->table, p->nblocks * sizeof *s->table);
-    for (uint32_t k = 0; k < p->nblocks; k++)
+    for (uint32_t k = 0; k < p->nblocks; k++) {
+        s->table[k] = p->table[k];
         c->blk[p->table[k]].ref++;
+    }
     s->live = true;
     s->len = p->len;
     s->nblocks = p->nblocks;
