@@ -3,3 +3,5 @@
 KV_TRACE_DIR := $(abspath $(LABSRC)/traces)
 CPPFLAGS += -DKV_TRACE_DIR='"$(KV_TRACE_DIR)"'
 $(OUT)/obj/src/trace.o: $(wildcard $(KV_TRACE_DIR)/*.trace)
+# `sweep` (tools/sweep.c) replays the traces through your code at several block sizes.
+LAB_PROGS := sweep=tools/sweep.c

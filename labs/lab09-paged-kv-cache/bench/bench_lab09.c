@@ -26,7 +26,7 @@ typedef struct {
     uint64_t steps, peak_seqs, preempted, decoded;
     double reserved, used;        /* token slots, summed over steps */
     double physical, logical;     /* blocks in use / in the tables, summed over steps */
-    uint64_t queries, hits;
+    uint64_t queries, hits, evictions, cow_copies;
 } run_t;
 
 typedef struct {
@@ -121,6 +121,8 @@ static const char *replay(const kv_trace_t *t, run_t *run, series_t *ser)
     }
     run->queries = st.prefix_queries;
     run->hits = st.prefix_hits;
+    run->evictions = st.evictions;
+    run->cow_copies = st.cow_copies;
     kv_sched_destroy(s);
     kv_destroy(c);
     return err;
@@ -240,6 +242,16 @@ static void write_series(mm_json_t *j, const series_t *chat, const series_t *mix
     mm_json_close(j, '}');
 }
 
+/* The tokens the trace asks to decode (every sample's output). */
+static uint64_t output_tokens(const kv_trace_t *t)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < t->n; i++)
+        for (uint32_t k = 0; k < t->req[i].n; k++)
+            sum += t->req[i].out_len[k];
+    return sum;
+}
+
 static void write_info(mm_json_t *j, const kv_trace_t *t, const run_t *yours,
                        const run_t *base, int ok)
 {
@@ -254,6 +266,10 @@ static void write_info(mm_json_t *j, const kv_trace_t *t, const run_t *yours,
             mm_json_int(j, "steps", (long long)yours[k].steps);
             mm_json_int(j, "peak_seqs", (long long)yours[k].peak_seqs);
             mm_json_int(j, "preemptions", (long long)yours[k].preempted);
+            mm_json_int(j, "output_tokens", (long long)output_tokens(&t[k]));
+            mm_json_int(j, "decoded_tokens", (long long)yours[k].decoded);
+            mm_json_int(j, "evictions", (long long)yours[k].evictions);
+            mm_json_int(j, "cow_copies", (long long)yours[k].cow_copies);
             mm_json_num(j, "waste_pct", pct(yours[k].reserved - yours[k].used,
                                             yours[k].reserved));
             mm_json_num(j, "prefix_hit_pct", pct((double)yours[k].hits,
