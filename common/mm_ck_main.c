@@ -144,9 +144,11 @@ static mm_test_t **sorted_tests(size_t *n)
 }
 
 /* One suite per file, one test case per test (named like it, so that a result names its test
- * and a fixture wraps that test alone). */
-static SRunner *make_runner(mm_test_t **tests, size_t n)
+ * and a fixture wraps that test alone). Check keeps the suites' names, not copies: they go in
+ * names[0..n), for the caller to free after the runner. */
+static SRunner *make_runner(mm_test_t **tests, size_t n, char **names)
 {
+    size_t nnames = 0;
     SRunner *sr = NULL;
     Suite *s = NULL;
     for (size_t i = 0; i < n; i++) {
@@ -154,7 +156,9 @@ static SRunner *make_runner(mm_test_t **tests, size_t n)
         if (!s || strcmp(t->file, tests[i - 1]->file) != 0) {
             char name[256];
             suite_name(t->file, name, sizeof name);
-            s = suite_create(strdup(name));
+            names[nnames] = strdup(name);
+            s = suite_create(names[nnames] ? names[nnames] : "?");
+            nnames++;
             if (!sr)
                 sr = srunner_create(s);
             else
@@ -176,15 +180,17 @@ static SRunner *make_runner(mm_test_t **tests, size_t n)
 
 /* What the tests recorded (reached the end / skipped, and why), read back after the run. */
 typedef struct {
-    char *text; /* the done file's contents */
+    int known;  /* the done file could be read */
+    char *text; /* its contents (NULL if empty) */
 } marks_t;
 
 static marks_t read_marks(const char *path)
 {
-    marks_t m = { NULL };
+    marks_t m = { 0, NULL };
     FILE *f = path ? fopen(path, "r") : NULL;
     if (!f)
         return m;
+    m.known = 1;
     size_t cap = 0, len = 0;
     char buf[4096];
     size_t got;
@@ -254,7 +260,7 @@ static int report(SRunner *sr, mm_test_t **tests, size_t n, const char *done_pat
             kind = 'S', skipped++;
             snprintf(why, sizeof why, "SKIPPED: %.*s", (int)strcspn(skip, "\n"), skip);
             msg = why;
-        } else if (marks.text && !find_mark(&marks, "DONE", test)) {
+        } else if (marks.known && !find_mark(&marks, "DONE", test)) {
             kind = 'E', errors++;
             msg = "the test stopped before its end without failing (something called exit() or "
                   "_exit()); Check counts that as a pass, the grader does not";
@@ -292,6 +298,20 @@ static char *private_done_file(void)
     return path;
 }
 
+/* 1 if no two tests share a name (a result names its test); else says which and returns 0. */
+static int names_unique(mm_test_t **tests, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (strcmp(tests[i]->name, tests[j]->name) == 0) {
+                fprintf(stderr, "mlmem: two tests are named %s (%s:%d and %s:%d)\n",
+                        tests[i]->name, tests[i]->file, tests[i]->line, tests[j]->file,
+                        tests[j]->line);
+                return 0;
+            }
+    return 1;
+}
+
 int main(void)
 {
     done_file = getenv("MLMEM_DONE_FILE");
@@ -299,23 +319,26 @@ int main(void)
     char *mine = done_file ? NULL : private_done_file();
     if (mine)
         done_file = mine;
-    const char *done_path = done_file;
     init_seed();
     size_t n;
     mm_test_t **tests = sorted_tests(&n);
-    SRunner *sr = make_runner(tests, n);
-    if (!sr) {
+    char **names = calloc(n ? n : 1, sizeof *names);
+    SRunner *sr = names && names_unique(tests, n) ? make_runner(tests, n, names) : NULL;
+    int status = 2;
+    if (sr) {
+        printf("Running %zu tests\n", n);
+        fflush(stdout);
+        srunner_run_all(sr, CK_SILENT);
+        fflush(stdout);
+        status = report(sr, tests, n, done_file) == 0 ? 0 : 1;
+        srunner_free(sr);
+    } else if (n == 0)
         fprintf(stderr, "mlmem: no tests (none declared with MM_TEST)\n");
-        return 2;
-    }
-    printf("Running %zu tests\n", n);
-    fflush(stdout);
-    srunner_run_all(sr, CK_SILENT);
-    fflush(stdout);
-    int bad = report(sr, tests, n, done_path);
-    srunner_free(sr);
+    for (size_t i = 0; names && i < n; i++)
+        free(names[i]);
+    free(names);
     free(tests);
     if (mine)
         unlink(mine);
-    return bad == 0 ? 0 : 1;
+    return status;
 }

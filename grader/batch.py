@@ -55,11 +55,25 @@ def _load(path: str) -> dict:
 
 
 def _merge(parts: list[dict]) -> dict:
+    """One results.json from the tests pass and the metrics pass of a student: their tests, notes
+    (output), leaderboards and per-lab totals (extra_data.labs: scores added up, info from the
+    pass that has it)."""
     tests = [t for p in parts for t in p.get("tests", [])]
     scored = [t for t in tests if "status" in t]
-    return {"score": round(sum(t["score"] for t in scored), 2),
-            "max_score": round(sum(t["max_score"] for t in scored), 2),
-            "tests": tests, "leaderboard": [e for p in parts for e in p.get("leaderboard", [])]}
+    labs: dict[str, dict] = {}
+    for p in parts:
+        for lab, v in p.get("extra_data", {}).get("labs", {}).items():
+            mine = labs.setdefault(lab, {})
+            for k, x in v.items():
+                mine[k] = round(mine.get(k, 0) + x, 2) if isinstance(x, (int, float)) else x
+    out = {"score": round(sum(t["score"] for t in scored), 2),
+           "max_score": round(sum(t["max_score"] for t in scored), 2),
+           "tests": tests, "leaderboard": [e for p in parts for e in p.get("leaderboard", [])],
+           "extra_data": {"labs": labs}}
+    notes = [p["output"] for p in parts if p.get("output")]
+    if notes:
+        out["output"] = "\n".join(notes)
+    return out
 
 
 def _lab_scores(res: dict, chosen: list[Lab]) -> dict[str, float]:

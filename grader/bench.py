@@ -33,14 +33,32 @@ class Run:
     why_none: str
     stderr: str = ""
     timed_out: bool = False
+    dropped_bytes: int = 0            # output beyond the sandbox's cap, counted and dropped
 
 
 @dataclass
 class BenchResult:
+    """What run_bench found: one scored item per metric of lab.toml, and the submission's runs
+    (none when this machine could measure nothing, so the benchmark did not run)."""
     items: list[Item]
-    report: dict | None               # the report of the submission's first run
-    stderr: str = ""
     runs: list[Run] = field(default_factory=list)
+
+    @property
+    def report(self) -> dict | None:
+        """The JSON report of the submission's first run (None: none, or unreadable)."""
+        return self.runs[0].report if self.runs else None
+
+    @property
+    def info(self) -> dict:
+        """The report's `info` object: figures the benchmark shows but does not score."""
+        info = (self.report or {}).get("info")
+        return info if isinstance(info, dict) else {}
+
+    @property
+    def notes(self) -> list[str]:
+        """What the score table does not show but results.json should: output dropped."""
+        dropped = sum(r.dropped_bytes for r in self.runs)
+        return [f"the benchmark's output was cut: {dropped} more bytes dropped"] if dropped else []
 
 
 def parse_report(stdout: str) -> dict | None:
@@ -54,6 +72,12 @@ def parse_report(stdout: str) -> dict | None:
             except ValueError:
                 continue
     return None
+
+
+def speaks_for_itself(m: Metric) -> bool:
+    """A metric scored 0 to 1 on a 0-to-1 scale: a match (1 or 0) or a share the benchmark
+    counts out in its detail ("12 of 12 GPUs ..."); the detail says it better than the ramp."""
+    return (m.zero, m.full) == (0.0, 1.0)
 
 
 def describe(m: Metric, value: float) -> str:
@@ -77,18 +101,18 @@ def _measured(entry) -> bool:
 def score_metric(lab: Lab, m: Metric, report: dict | None, why_none: str) -> Item:
     """A metric scored on its ramp (lab.toml's or the course's thresholds file's)."""
     item = Item(lab.id, "metric", m.name, m.points)
-    skip = hw.unmet(m.requires)
+    skip = hw.skip(lab, m)
     entry = _entry(report, m.name)
     if skip:
         item.status, item.output = SKIPPED, skip
     elif not isinstance(entry, dict):
-        item.output = f"not measured: {why_none}"
+        item.output = f"failed: {why_none}"
     elif "skipped" in entry:
         item.status, item.output = SKIPPED, str(entry["skipped"])
     elif "error" in entry:
         item.output = f"failed: {entry['error']}"
     elif not isinstance(entry.get("value"), (int, float)):
-        item.output = "not measured: the benchmark reported no number"
+        item.output = "failed: the benchmark reported no number for it"
     else:
         _scored(item, m, float(entry["value"]), m.score(float(entry["value"])),
                 describe(m, float(entry["value"])), entry.get("detail"))
@@ -96,10 +120,15 @@ def score_metric(lab: Lab, m: Metric, report: dict | None, why_none: str) -> Ite
 
 
 def _scored(item: Item, m: Metric, value: float, score: float, how: str, detail):
+    """Fills in a measured item; `how` is the scoring arithmetic, `detail` the benchmark's
+    words, which alone speak for a 0-to-1 metric (speaks_for_itself)."""
     item.value = value
     item.score = round(score, 2)
     item.status = PASSED if item.score >= m.points else PARTIAL if item.score > 0 else FAILED
-    item.output = how + (f"; {detail}" if detail else "")
+    if detail and speaks_for_itself(m) and not m.vs_reference:
+        item.output = str(detail)
+    else:
+        item.output = how + (f"; {detail}" if detail else "")
 
 
 def fraction(m: Metric, yours: float, ref: float) -> float | None:
@@ -173,7 +202,7 @@ def run_once(lab: Lab, binary: str, run_name: str) -> Run:
         why = f"the benchmark ended ({res.verdict()}) without reporting it"
     else:
         why = "the benchmark did not report it"
-    return Run(report, why, res.stderr, res.timed_out)
+    return Run(report, why, res.stderr, res.timed_out, res.dropped_bytes)
 
 
 def _cut_short(lab: Lab, mine: list[Run]) -> BenchResult:
@@ -181,22 +210,22 @@ def _cut_short(lab: Lab, mine: list[Run]) -> BenchResult:
     timed metrics (as any failed run of yours does), the others come from the first run."""
     items = [score_metric(lab, m, r.report, r.why_none)
              for m, r in ((m, mine[-1] if m.vs_reference else mine[0]) for m in lab.metrics)]
-    return BenchResult(items, mine[0].report, mine[0].stderr, mine)
+    return BenchResult(items, mine)
 
 
 def run_bench(lab: Lab, binary: str, run_name: str, reference: str | None = None) -> BenchResult:
     """Runs and scores the benchmark. `reference`: the reference solution's benchmark binary;
     when given and the lab has timed metrics this machine can measure, both run ROUNDS times,
     interleaved, and those metrics are scored against the reference."""
-    skips = [hw.unmet(lab.requires) or hw.unmet(m.requires) for m in lab.metrics]
+    skips = [hw.skip(lab, m) for m in lab.metrics]
     if all(skips):  # nothing this machine can measure: don't run the benchmark
         return BenchResult([Item(lab.id, "metric", m.name, m.points, status=SKIPPED, output=why)
-                            for m, why in zip(lab.metrics, skips)], None)
+                            for m, why in zip(lab.metrics, skips)])
     paired = reference and any(m.vs_reference and not s for m, s in zip(lab.metrics, skips))
     if not paired:
         run = run_once(lab, binary, run_name)
         return BenchResult([score_metric(lab, m, run.report, run.why_none) for m in lab.metrics],
-                           run.report, run.stderr, [run])
+                           [run])
     mine, refs = [], []
     for r in range(ROUNDS):
         order = [(mine, binary), (refs, reference)]
@@ -206,4 +235,4 @@ def run_bench(lab: Lab, binary: str, run_name: str, reference: str | None = None
                 return _cut_short(lab, mine)
     items = [score_vs_reference(lab, m, mine, refs) if m.vs_reference else
              score_metric(lab, m, mine[0].report, mine[0].why_none) for m in lab.metrics]
-    return BenchResult(items, mine[0].report, mine[0].stderr, mine)
+    return BenchResult(items, mine)

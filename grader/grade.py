@@ -3,6 +3,7 @@ goes and rewrites results.json after every step, so an interrupted run still lea
 from __future__ import annotations
 
 import os
+import re
 import time
 
 from . import bench, build, checkrun, hidden, hw, report, variants
@@ -10,6 +11,17 @@ from .labs import Lab
 from .results import Item
 
 GRADE_DIR = os.path.join(build.BUILD_DIR, "grade")
+
+
+# Lines checkrun.run_tests appends to the transcript that results.json must keep (notes).
+TRANSCRIPT_NOTES = re.compile(r"^(not in lab\.toml \(0 points\): .*|the test program .*|"
+                              r"\[\d+ more bytes of output dropped\])$")
+
+
+def transcript_notes(transcript: str) -> list[str]:
+    """The notes run_tests adds at the end of its transcript: tests the program ran that
+    lab.toml does not list, a program stopped for making no progress, output dropped."""
+    return [line for line in transcript.splitlines()[-3:] if TRANSCRIPT_NOTES.match(line)]
 
 
 class Grading:
@@ -26,16 +38,38 @@ class Grading:
         self.hidden_dir, self.parts = hidden_dir, parts
         self.items: list[Item] = []
         self.notes: list[str] = []
-        self.leaderboard: list[dict] = []
+        self.info: dict[str, dict] = {}    # lab id -> its benchmark's info figures
         self.start = time.monotonic()
         self.out = out
 
     def save(self, done: bool):
         elapsed = time.monotonic() - self.start
         report.write_results(os.path.join(self.results_dir, "results.json"), self.items, elapsed,
-                             "\n".join(self.notes), done, self.leaderboard)
+                             "\n".join(self.notes), done, self.info)
         if done:
             report.write_junit(os.path.join(self.results_dir, "junit.xml"), self.items)
+
+    def record(self, lab: Lab, items: list[Item], notes: list[str] = (), show: bool = True):
+        """The one place items enter the results, tests and metrics alike: each gets lab.toml's
+        word on it (a metric's title and direction, a test's hidden flag), is printed (show),
+        replaces an earlier item of the same name, and results.json is rewritten. notes: lines
+        for results.json's output (and the score table), each marked with the lab."""
+        hidden_tests = {t.name for t in lab.tests if t.hidden}
+        metrics = {m.name: m for m in lab.metrics}
+        for i in items:
+            i.hidden = i.kind == "test" and i.name in hidden_tests
+            m = metrics.get(i.name) if i.kind == "metric" else None
+            if m is not None:
+                i.title = m.title if m.title != m.name else ""
+                i.higher_is_better = m.higher_is_better
+            if show:
+                self.out(report.item_line(i))
+        for note in notes:
+            self.out(f"  note: {note}")
+            self.notes.append(f"lab {lab.id}: {note}")
+        new = {(i.lab, i.kind, i.name) for i in items}
+        self.items = [i for i in self.items if (i.lab, i.kind, i.name) not in new] + items
+        self.save(False)
 
     def _not_built(self, lab: Lab, built: build.Built) -> list[Item]:
         why = ("no submission for this lab" if built.no_submission else
@@ -51,10 +85,11 @@ class Grading:
         if built.missing and not built.no_submission:
             self.out(f"  note: not in the submission, the skeleton's used: {', '.join(built.missing)}")
         if not built.ok:
-            items = self._not_built(lab, built)
             self.out("  BUILD FAILED " + ("" if built.no_submission else
                                           "\n    " + build.first_errors(built.log).replace("\n", "\n    ")))
+            items = self._not_built(lab, built)
             self.notes.append(f"lab {lab.id}: build failed\n{build.first_errors(built.log)}")
+            self.record(lab, items, show=False)
             return items
         run_base = f"{build.submission_tag(self.submission)}-{lab.slug}"
         return self._tests(lab, built, run_base) + self._metrics(lab, built, run_base)
@@ -70,10 +105,7 @@ class Grading:
         cuda = hw.cuda_note(lab)
         if cuda:
             self.out("  " + cuda)
-        for it in tests:
-            self.out(report.item_line(it))
-        self.items += tests
-        self.save(False)
+        self.record(lab, tests, transcript_notes(transcript))
         return tests
 
     def _reference_bench(self, lab: Lab, built: build.Built) -> str | None:
@@ -95,24 +127,21 @@ class Grading:
     def _metrics(self, lab: Lab, built: build.Built, run_base: str) -> list[Item]:
         if self.parts == "tests":
             return []
-        metrics = bench.run_bench(lab, os.path.join(built.out_dir, "bench"), run_base + "-bench",
-                                  self._reference_bench(lab, built)).items
-        for it in metrics:
-            self.out(report.item_line(it))
-        self.leaderboard += report.leaderboard(lab, metrics)
-        return metrics
+        res = bench.run_bench(lab, os.path.join(built.out_dir, "bench"), run_base + "-bench",
+                              self._reference_bench(lab, built))
+        if res.info:
+            self.info[lab.id] = res.info
+        self.record(lab, res.items, res.notes)
+        return res.items
 
     def run(self, labs: list[Lab]) -> list[Item]:
         for lab in labs:
             mine = self.grade_lab(lab)
-            self.items = [i for i in self.items if i.lab != lab.id] + mine
-            self.out(report.lab_summary(lab.id, lab.title, mine))
-            self.save(False)
+            self.out(report.lab_summary(lab.id, mine, self.info.get(lab.id)))
         self.save(True)
-        score, most, skipped = report.totals(self.items)
-        self.out(f"\nTOTAL {score:g}/{most:g}" +
-                 (f"  ({skipped:g} points skipped: hardware this machine lacks, or effects this "
-                  "run could not show; see the SKIP lines)" if skipped else ""))
+        self.out("\nTOTAL " + report.total_phrase(
+            *report.totals(self.items), ": hardware this machine lacks, or effects this run "
+            "could not show; see the SKIP lines"))
         self.out(f"results: {os.path.relpath(os.path.join(self.results_dir, 'results.json'))}, "
                  f"{os.path.relpath(os.path.join(self.results_dir, 'junit.xml'))}")
         return self.items

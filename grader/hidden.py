@@ -2,8 +2,8 @@
 the tests of dir/<lab slug>/ to that lab's build and score.
 
     dir/lab03-tensor-strides/hidden.toml   [[tests]] name, points (as in lab.toml)
-    dir/lab03-tensor-strides/*.c           Check tests written with MM_TEST; one file defines
-                                           Suite *(*const mm_hidden_suites[])(void) = {.., NULL};
+    dir/lab03-tensor-strides/*.c           Check tests written with MM_TEST (each registers
+                                           itself, as the lab's own tests do)
 
 A hidden test's failure shows no details (its message would reveal the test); passes, crashes
 and timeouts are reported as for any test."""

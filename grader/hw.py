@@ -91,6 +91,12 @@ def unmet(requires: dict, have: dict | None = None) -> str | None:
     return None
 
 
+def skip(lab, metric=None, have: dict | None = None) -> str | None:
+    """The one place that decides a hardware skip: why this machine cannot grade `metric` of
+    `lab` (the lab's [requires], then the metric's own), or None if it can."""
+    return unmet(lab.requires, have) or (unmet(metric.requires, have) if metric else None)
+
+
 def uses_cuda(lab) -> bool:
     """A lab with CUDA code: kernels (src/*.cu), or `LAB_CUDA := 1` in its lab.mk (CUDA runtime
     calls from C). common/lab-build.mk links such a lab with the emulated device, which its

@@ -321,13 +321,16 @@ def token_leaks(dest: str, wanted: dict[tuple[str, ...], list[str]] | None = Non
 
 
 def grade_check(dest: str, out=print) -> list[str]:
-    """Grades the release's own skeletons with the release's own grader (tests only). Returns
-    the problems: a lab that does not build, a test that passes."""
+    """Grades the release's own skeletons with the release's own grader (tests only), in a
+    temporary copy of dest, so that dest keeps only the student tree (no build/, no Python
+    caches). Returns the problems: a lab that does not build, a test that passes."""
     import json
     problems = []
-    with tempfile.TemporaryDirectory() as res:
+    with tempfile.TemporaryDirectory(prefix="mlmem-release-") as tmp:
+        tree, res = os.path.join(tmp, "tree"), os.path.join(tmp, "results")
+        shutil.copytree(dest, tree, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         proc = subprocess.run([sys.executable, "-m", "grader", "grade", "--submission", "labs",
-                               "--parts", "tests", "--out", res], cwd=dest, capture_output=True,
+                               "--parts", "tests", "--out", res], cwd=tree, capture_output=True,
                               text=True, timeout=3600)
         if proc.returncode != 0:
             return [f"the release's grader failed:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}"]

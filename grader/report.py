@@ -1,11 +1,15 @@
-"""Presents graded items: the score table for people, Gradescope's results.json and JUnit XML.
-Files are written atomically, so a reader never sees half a file."""
+"""Presents graded items: the score table for people, Gradescope's results.json (with its
+leaderboard) and JUnit XML. What students may see is decided here: a hidden test's failure
+message is withheld in all three. Files are written atomically, so a reader never sees half a
+file."""
 from __future__ import annotations
 
 import json
 import os
+import textwrap
 import xml.etree.ElementTree as ET
 
+from . import hidden
 from .results import FAILED, PARTIAL, PASSED, SKIPPED, Item
 
 MARK = {PASSED: "PASS", FAILED: "FAIL", PARTIAL: "PART", SKIPPED: "SKIP"}
@@ -20,7 +24,8 @@ def _atomic_write(path: str, text: str):
 
 
 def totals(items: list[Item]) -> tuple[float, float, float]:
-    """(score, max over gradable items, points skipped for missing hardware)."""
+    """(score, max over gradable items, points skipped: hardware this machine lacks, or an
+    effect this run could not show)."""
     score = sum(i.score for i in items if i.counted)
     most = sum(i.max_score for i in items if i.counted)
     skipped = sum(i.max_score for i in items if not i.counted)
@@ -32,60 +37,139 @@ def _first_line(text: str, width: int) -> str:
     return line if len(line) <= width else line[: width - 3] + "..."
 
 
+# Failure messages the grader writes itself (not the test's own words): shown for hidden tests too.
+GRADER_WORDS = ("did not run", "does not compile", "no submission", "the test stopped before")
+
+
+def shown_output(i: Item) -> str:
+    """The item's output as students may see it: a hidden test's failure message is withheld
+    (it would reveal the test); how a hidden test ended (crash, time limit) is shown."""
+    if i.hidden and i.status != PASSED and not i.output.startswith(GRADER_WORDS):
+        return hidden.WITHHELD
+    return i.output
+
+
 def item_line(i: Item) -> str:
-    label = i.name if i.kind == "test" else f"perf: {i.name}"
+    """A test's line of the score table, or a metric's two: its name, points and title (what
+    it measures), then how it scored."""
     pts = "  -  " if i.status == SKIPPED else f"{i.score:g}/{i.max_score:g}"
-    why = "" if i.status == PASSED and i.kind == "test" else _first_line(i.output, 200)
-    return f"  {MARK[i.status]}  {label:<40} {pts:>9}  {why}".rstrip()
+    if i.kind == "test":
+        why = "" if i.status == PASSED else _first_line(shown_output(i), 200)
+        return f"  {MARK[i.status]}  {i.name:<40} {pts:>9}  {why}".rstrip()
+    why = textwrap.wrap(_first_line(i.output, 1000), 92, max_lines=4, placeholder=" ...")
+    return "\n        ".join([f"  {MARK[i.status]}  {i.name:<40} {pts:>9}  {i.title}".rstrip()]
+                              + (why or [""]))
 
 
-def lab_summary(lab_id: str, title: str, items: list[Item]) -> str:
+def _figure(v) -> str:
+    """One info value, short: numbers to 3 figures, lists and tables inline."""
+    if isinstance(v, bool) or v is None:
+        return json.dumps(v)
+    if isinstance(v, float):
+        return f"{v:.0f}" if abs(v) >= 1000 else f"{v:.3g}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_figure(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k} {_figure(x)}" for k, x in v.items()) + "}"
+    return str(v)
+
+
+def _wrap(parts: list[str], width: int) -> list[str]:
+    """parts joined by "; " into lines of at most about `width` characters."""
+    lines, cur = [], ""
+    for part in parts:
+        if cur and len(cur) + len(part) + 2 > width:
+            lines.append(cur + ";")
+            cur = part
+        else:
+            cur = f"{cur}; {part}" if cur else part
+    return lines + ([cur] if cur else [])
+
+
+def info_lines(info: dict, width: int = 100) -> list[str]:
+    """The benchmark's `info` figures (shown, not scored) as compact lines for the score
+    table: "  info: key value; key value; ...", wrapped at about `width` characters; a table
+    within it on lines of its own, "key: key value; ..."."""
+    flat = [f"{k} {_figure(v)}" for k, v in info.items() if not isinstance(v, dict)]
+    lines = _wrap(flat, width - 8)
+    for k, v in info.items():
+        if isinstance(v, dict):
+            parts = [f"{a} {_figure(x)}" for a, x in v.items()] or ["{}"]
+            lines += _wrap([f"{k}: {parts[0]}"] + parts[1:], width - 8)
+    return [("  info: " if n == 0 else "        ") + line for n, line in enumerate(lines)]
+
+
+def total_phrase(score: float, most: float, skipped: float, why: str = "") -> str:
+    """'84/84', or with points skipped '84/84 (6 of 90 points skipped: <why>)', so that a total
+    with skips never reads as full marks."""
+    if not skipped:
+        return f"{score:g}/{most:g}"
+    return f"{score:g}/{most:g} ({skipped:g} of {most + skipped:g} points skipped{why})"
+
+
+def lab_summary(lab_id: str, items: list[Item], info: dict | None = None) -> str:
+    """The lines closing a lab in the score table: the benchmark's info, the lab's total, and
+    the `make hint` reminder after anything that lost points."""
     tests = [i for i in items if i.kind == "test"]
     perf = [i for i in items if i.kind == "metric"]
-    s, m, sk = totals(items)
     ts, tm, _ = totals(tests)
     ps, pm, _ = totals(perf)
-    line = (f"  lab {lab_id} total {s:g}/{m:g}  (correctness {ts:g}/{tm:g}, performance "
-            f"{ps:g}/{pm:g})")
-    line += f"; {sk:g} points skipped (see SKIP above)" if sk else ""
-    if any(i.status == FAILED for i in tests):
-        line += f"\n  stuck? `make hint LAB={lab_id}` gives a nudge; LEVEL=2 and 3 give more"
-    return line
+    lines = info_lines(info or {})
+    lines.append(f"  lab {lab_id} total {total_phrase(*totals(items), ': see SKIP above')}; "
+                 f"correctness {ts:g}/{tm:g}, performance {ps:g}/{pm:g}")
+    if any(i.status in (FAILED, PARTIAL) for i in items):
+        lines.append(f"  stuck? `make hint LAB={lab_id}` gives a nudge; LEVEL=2 and 3 give more")
+    return "\n".join(lines)
 
 
-def leaderboard(lab, items: list[Item]) -> list[dict]:
-    """Gradescope leaderboard entries: each measured metric's value, best first."""
-    order = {m.name: "desc" if m.full > m.zero else "asc" for m in lab.metrics}
-    return [{"name": f"lab{i.lab} {i.name}", "value": round(i.value, 4), "order": order[i.name]}
-            for i in items if i.kind == "metric" and i.value is not None and i.name in order]
+def leaderboard(items: list[Item]) -> list[dict]:
+    """Gradescope leaderboard entries: each measured metric's value, with its order (higher or
+    lower is better) from lab.toml."""
+    return [{"name": f"lab{i.lab} {i.name}", "value": round(i.value, 4),
+             "order": "desc" if i.higher_is_better else "asc"}
+            for i in items if i.kind == "metric" and i.value is not None and
+            i.higher_is_better is not None]
+
+
+def _entry(i: Item) -> dict:
+    """One item of results.json's tests[]."""
+    name = f"lab{i.lab} / " + (i.name if i.kind == "test" else f"performance: {i.name}")
+    output = shown_output(i)
+    if i.kind == "metric" and i.title:
+        output += f"\nmeasures: {i.title}"
+    entry = {"name": name, "score": i.score, "max_score": i.max_score, "output": output}
+    if i.status == SKIPPED:
+        entry.update(max_score=0, output="SKIPPED: " + output)
+    else:
+        entry["status"] = "passed" if i.status == PASSED else "failed"
+    return entry
 
 
 def results_json(items: list[Item], elapsed_s: float, output: str, done: bool,
-                 board: list[dict] | None = None) -> dict:
+                 info: dict[str, dict] | None = None) -> dict:
     """Gradescope's schema: score, execution_time, output, tests[] (name, score, max_score,
-    status, output), leaderboard[] (name, value, order). Skipped items carry max_score 0 and no
-    status, so they count for nothing either way."""
+    status, output), leaderboard[] (name, value, order), extra_data. Skipped items carry
+    max_score 0 and no status, so they count for nothing either way. extra_data.labs has, per
+    lab id, the lab's score, max_score (what this machine could grade), skipped_points and the
+    benchmark's info figures."""
     score, most, skipped = totals(items)
-    tests = []
-    for i in items:
-        name = f"lab{i.lab} / " + (i.name if i.kind == "test" else f"performance: {i.name}")
-        entry = {"name": name, "score": i.score, "max_score": i.max_score, "output": i.output}
-        if i.status == SKIPPED:
-            entry.update(max_score=0, output="SKIPPED: " + i.output)
-        else:
-            entry["status"] = "passed" if i.status == PASSED else "failed"
-        tests.append(entry)
+    labs = {}
+    for lab in sorted({i.lab for i in items}):
+        s, m, sk = totals([i for i in items if i.lab == lab])
+        labs[lab] = {"score": s, "max_score": m, "skipped_points": sk,
+                     "info": (info or {}).get(lab, {})}
     out = {"score": score, "max_score": most, "execution_time": round(elapsed_s, 1),
-           "output": output, "tests": tests,
-           "extra_data": {"skipped_points": skipped, "complete": done}}
+           "output": output, "tests": [_entry(i) for i in items],
+           "extra_data": {"skipped_points": skipped, "complete": done, "labs": labs}}
+    board = leaderboard(items)
     if board:
         out["leaderboard"] = board
     return out
 
 
 def write_results(path: str, items: list[Item], elapsed_s: float, output: str, done: bool,
-                  board: list[dict] | None = None):
-    _atomic_write(path, json.dumps(results_json(items, elapsed_s, output, done, board), indent=2)
+                  info: dict[str, dict] | None = None):
+    _atomic_write(path, json.dumps(results_json(items, elapsed_s, output, done, info), indent=2)
                   + "\n")
 
 
@@ -101,5 +185,6 @@ def write_junit(path: str, items: list[Item]):
             if i.status == SKIPPED:
                 ET.SubElement(case, "skipped", message=i.output)
             elif i.status != PASSED:
-                ET.SubElement(case, "failure", message=_first_line(i.output, 500)).text = i.output
+                why = shown_output(i)
+                ET.SubElement(case, "failure", message=_first_line(why, 500)).text = why
     _atomic_write(path, ET.tostring(root, encoding="unicode") + "\n")

@@ -16,6 +16,10 @@ class Item:
     status: str = FAILED
     output: str = ""         # why: the failure message, the measured value, the skip reason
     value: float | None = None
+    # Filled in from lab.toml when the grading run records the item (grade.Grading.record):
+    title: str = ""          # a metric's title: what it measures, in words
+    hidden: bool = False     # an instructor-only test: report.py withholds its failure message
+    higher_is_better: bool | None = None  # a metric's direction (the leaderboard's order)
 
     @property
     def counted(self) -> bool:

@@ -120,8 +120,6 @@ def test_passing_asserts_per_test_stay_few(slug, tmp_path):
 
 CHECK_LOOP_C = r"""
 #include "mm_check.h"
-static Suite *loop_suite(void);
-Suite *(*const mm_lab_suites[])(void) = { loop_suite, NULL };
 MM_TEST(test_assert_per_element)
 {
     for (int i = 0; i < 20000; i++)
@@ -136,15 +134,6 @@ MM_TEST(test_assert_once)
     ck_assert_msg(i == 20000, "element %d", i);
 }
 MM_END_TEST
-static Suite *loop_suite(void)
-{
-    Suite *s = suite_create("loop");
-    TCase *tc = tcase_create("loop");
-    tcase_add_test(tc, test_assert_per_element);
-    tcase_add_test(tc, test_assert_once);
-    suite_add_tcase(s, tc);
-    return s;
-}
 """
 
 

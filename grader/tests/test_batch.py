@@ -46,9 +46,26 @@ def test_batch_grades_each_shape(tmp_path):
 
 def test_batch_time_limit(make_variant, tmp_path):
     subs = tmp_path / "subs"
-    hang = {"file": "src/counters.c", "append": "\n__attribute__((constructor)) static void "
-            "hang(void) { for (;;) {} }\n"}
+    # Every test that reads the counters spins: the grading outlasts the batch's time limit.
+    entry = "uint64_t cl_counters_total(const cl_counters_t *c)\n{\n"
+    hang = {"file": "src/counters.c", "old": entry, "new": entry + "    for (;;) {}\n"}
     variants.make(SLUG, str(subs / "dave"), [hang])
     rows, _ = batch(subs, tmp_path / "out", "--timeout", "8", timeout=300)
     assert "time limit" in rows["dave"]["status"] and float(rows["dave"]["score"]) == 0
     assert sandbox_leftovers() == []  # the cut-off grader took the student's processes along
+
+
+def test_merge_keeps_notes_and_lab_totals():
+    from grader import batch
+    tests_pass = {"tests": [{"name": "lab01 / t", "score": 1, "max_score": 2, "status": "failed"}],
+                  "output": "lab 01: a note",
+                  "extra_data": {"labs": {"01": {"score": 1, "max_score": 2, "skipped_points": 0}}}}
+    metrics_pass = {"tests": [{"name": "lab01 / performance: m", "score": 3, "max_score": 3,
+                               "status": "passed"}],
+                    "extra_data": {"labs": {"01": {"score": 3, "max_score": 3, "skipped_points": 6,
+                                                   "info": {"x": 1}}}}}
+    m = batch._merge([tests_pass, metrics_pass])
+    assert (m["score"], m["max_score"]) == (4, 5)
+    assert m["output"] == "lab 01: a note"
+    assert m["extra_data"]["labs"]["01"] == {"score": 4, "max_score": 5, "skipped_points": 6,
+                                             "info": {"x": 1}}

@@ -15,7 +15,7 @@ FAST = {"MLMEM_TEST_TIMEOUT_S": "4", **SANDBOX_ENV}
 
 
 def in_total(code: str) -> list[dict]:
-    head = "#include <signal.h>\n#include <unistd.h>\n#include <sys/types.h>\n"
+    head = "#include <signal.h>\n#include <stdio.h>\n#include <unistd.h>\n#include <sys/types.h>\n"
     return [{"file": "src/counters.c", "old": "#include \"counters.h\"\n",
              "new": "#include \"counters.h\"\n" + head},
             {"file": "src/counters.c", "old": ENTRY, "new": ENTRY + f"    if (c) {{ {code} }}\n"}]
@@ -87,23 +87,26 @@ def test_exit0_inside_a_test_is_not_a_pass(make_variant, tmp_path):
     assert_only_hit(g, "called exit()")
 
 
-def test_exit0_before_the_tests(make_variant, tmp_path):
-    patch = [{"file": "src/counters.c",
-              "append": "\n__attribute__((constructor)) static void quit(void) { _exit(0); }\n"}]
-    g = graded(make_variant, tmp_path, patch + in_total(""))
-    tests = g.tests("01")
-    assert all(t["score"] == 0 and "did not run" in t["output"] for t in tests.values())
-    assert all(m["score"] == 0 for m in g.metrics("01").values())
+def test_constructors_are_refused(make_variant, tmp_path):
+    """Code that would run before the tests (and _exit(0) with nothing reported) or after them
+    (and print fake results) does not build: the student's files may not hold constructors or
+    destructors. Every test and metric scores 0, and the table says why."""
+    for i, attr in enumerate(("constructor", "destructor")):
+        patch = [{"file": "src/counters.c",
+                  "append": f"\n__attribute__(({attr})) static void quit(void) {{ _exit(0); }}\n"}]
+        g = graded(make_variant, tmp_path / str(i), patch + in_total(""))
+        assert all(t["score"] == 0 for t in g.tests("01").values())
+        assert all(m["score"] == 0 for m in g.metrics("01").values())
+        assert "not allowed" in g.stdout, g.stdout[-3000:]
 
 
 def test_fake_pass_lines_and_fake_report_are_ignored(make_variant, tmp_path):
     fake = ('100%: Checks: 19, Failures: 0, Errors: 0\\n'
             '{\\"lab\\":\\"01\\",\\"metrics\\":{\\"counters_speedup\\":{\\"value\\":99}}}\\n')
-    patch = [{"file": "src/counters.c", "append":
-              f"\n__attribute__((destructor)) static void fake(void) {{ printf(\"{fake}\"); }}\n"}]
-    g = graded(make_variant, tmp_path,
-               patch + in_total("return 0;"), env={})
+    g = graded(make_variant, tmp_path, in_total(f'printf("{fake}"); fflush(stdout); _exit(0);'),
+               env={})
     assert g.tests("01")[HIT]["score"] == 0
+    assert "Checks: 19" not in g.tests("01")[HIT].get("output", "")
     counters = g.metrics("01")["counters_speedup"]
     assert counters.get("output", "").startswith("SKIPPED") or "99x" not in counters["output"]
 

@@ -15,12 +15,14 @@ SLUGS = labs.slugs()
 @pytest.mark.parametrize("slug", SLUGS)
 def test_lab_toml_matches_test_sources(slug):
     lab = labs.load(slug)
-    found = set()
-    for f in os.listdir(os.path.join(lab.path, "tests")):
+    declared = []  # every MM_TEST(name) / MM_TEST_F(name, fixture): each registers one test
+    for f in sorted(os.listdir(os.path.join(lab.path, "tests"))):
         if f.endswith(".c"):
             with open(os.path.join(lab.path, "tests", f)) as fh:
-                found |= set(re.findall(r"^MM_TEST\((\w+)\)", fh.read(), re.M))
-    assert found == {t.name for t in lab.tests}, "lab.toml and tests/*.c disagree"
+                declared += re.findall(r"^MM_TEST(?:_F)?\((\w+)[,)]", fh.read(), re.M)
+    twice = sorted({n for n in declared if declared.count(n) > 1})
+    assert twice == [], f"tests declared more than once: {twice}"
+    assert set(declared) == {t.name for t in lab.tests}, "lab.toml and tests/*.c disagree"
     for rel in lab.editable:
         assert os.path.isfile(os.path.join(lab.path, rel)), f"skeleton lacks {rel}"
         assert os.path.isfile(os.path.join(ROOT, "solutions", slug, rel)), f"solution lacks {rel}"

@@ -178,5 +178,7 @@ def test_leaderboard_lists_measured_metrics_with_their_direction():
     lab = labs.load("lab02-effective-latency")
     items = [Item("02", "metric", "prediction_error", 18, 18, PASSED, "", 0.1),
              Item("02", "metric", "knees_found", 12, 0, SKIPPED, "no caches")]
-    board = report.leaderboard(lab, items)
+    for i in items:
+        i.higher_is_better = next(m for m in lab.metrics if m.name == i.name).higher_is_better
+    board = report.leaderboard(items)
     assert board == [{"name": "lab02 prediction_error", "value": 0.1, "order": "asc"}]

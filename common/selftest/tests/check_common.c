@@ -14,9 +14,6 @@
 #include "mm_rng.h"
 #include "mm_timer.h"
 
-static Suite *common_suite(void);
-Suite *(*const mm_lab_suites[])(void) = { common_suite, NULL };
-
 MM_TEST(test_aligned_alloc)
 {
     mm_rng_t r = MM_RNG();
@@ -199,21 +196,3 @@ MM_TEST(test_cuda_errno_mapping)
                       mm_cuda_errno_of(other[i][0]));
 }
 MM_END_TEST
-
-static Suite *common_suite(void)
-{
-    Suite *s = suite_create("common");
-    TCase *tc = tcase_create("common");
-    tcase_add_test(tc, test_aligned_alloc);
-    tcase_add_test(tc, test_rng_range_and_replay);
-    tcase_add_test(tc, test_median);
-    tcase_add_test(tc, test_json_writer);
-    tcase_add_test(tc, test_paired_ratio);
-    tcase_add_test(tc, test_gated_ratio);
-    tcase_add_test(tc, test_speedup_report);
-    tcase_add_test(tc, test_timer_monotonic);
-    tcase_add_test(tc, test_hw_facts);
-    tcase_add_test(tc, test_cuda_errno_mapping);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -40,14 +40,16 @@ int cl_sweep(const size_t *distance, size_t n, uint64_t iters, double *ns);
 /* Infers the line size from a sweep: distance[0..n) strictly increasing, ns[i] > 0, n >= 2.
  * "Far" is the time at the largest distance. The answer is the smallest distance d such that
  * every distance >= d runs below the midpoint between far and the slowest time, i.e. below
- * far + (max - far) / 2. Returns 0 and sets *line; -EINVAL for bad arguments; -ENODATA when the
- * slowest time is under 1.5 x far (no false-sharing signal: e.g. both threads share one core,
- * or plain stores hid the ping-pong).
+ * far + (max - far) / 2.
  * A CPU whose adjacent-line prefetcher fetches lines in aligned pairs makes writers one line
  * apart interfere too, but less: e.g. 8x below 64 B, 2.5x at 64 B, 1x from 128 B. A partial
  * step like that, below the midpoint, does not move the answer (64 here); one above the
  * midpoint (e.g. 8x, then 5x at 64 B) makes the answer 128, the pair of lines that such a CPU's
- * writers must keep apart (its destructive-interference size). */
+ * writers must keep apart (its destructive-interference size).
+ * Returns 0 and sets *line;
+ *   -EINVAL:  bad arguments;
+ *   -ENODATA: the slowest time is under 1.5 x far (no false-sharing signal: e.g. both threads
+ *             share one core, or plain stores hid the ping-pong). */
 int cl_infer_line_size(const size_t *distance, const double *ns, size_t n, size_t *line);
 
 #endif

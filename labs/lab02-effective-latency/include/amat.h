@@ -18,8 +18,10 @@
  *
  * hit[0..ncaches) must be finite and in [0, 1]; lat[0..ncaches] finite and > 0 (any unit: the
  * result is in the same unit). ncaches may be 0 (memory only: AMAT = lat[0]); hit may then be
- * NULL. Returns 0 and sets *out; -EINVAL if lat or out is NULL, hit is NULL while ncaches > 0,
- * ncaches > EL_MAX_LEVELS, or a value is out of range. *out is untouched on error. */
+ * NULL. Returns 0 and sets *out;
+ *   -EINVAL: lat or out is NULL, hit is NULL while ncaches > 0, ncaches > EL_MAX_LEVELS, or a
+ *            value is out of range.
+ * *out is untouched on error. */
 int el_amat(const double *hit, const double *lat, size_t ncaches, double *out);
 
 #endif

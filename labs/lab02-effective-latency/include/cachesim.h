@@ -20,16 +20,17 @@ typedef struct {
 
 /* Creates an empty cache of `sets` sets (a power of two) of `ways` lines each (1..EL_MAX_WAYS),
  * lines of `line` bytes (a power of two). Memory line L = addr / line lives in set L % sets.
- * Returns 0 and sets *out; -EINVAL if out is NULL or a size is out of range (*out untouched);
- * -ENOMEM (nothing leaked). Free with el_cache_destroy. */
+ * Free with el_cache_destroy. Returns 0 and sets *out;
+ *   -EINVAL: out is NULL or a size is out of range (*out untouched);
+ *   -ENOMEM: out of memory (nothing leaked). */
 int el_cache_create(el_cache_t **out, size_t sets, size_t ways, size_t line);
 
 /* Simulates a load of `size` bytes at `addr`. Every line the bytes addr .. addr+size-1 touch is
  * looked up once, lowest address first: a hit makes that line the most recently used of its
  * set; a miss brings it in as the most recently used, and if the set is full the least recently
- * used line is evicted first. Returns the number of lines that missed (0: all hit); -EINVAL if
- * c is NULL, size is 0 or more than EL_MAX_ACCESS, or addr + size - 1 does not fit in 64 bits
- * (nothing is counted). */
+ * used line is evicted first. Returns the number of lines that missed (0: all hit);
+ *   -EINVAL: c is NULL, size is 0 or more than EL_MAX_ACCESS, or addr + size - 1 does not fit
+ *            in 64 bits (nothing is counted). */
 int el_cache_access(el_cache_t *c, uint64_t addr, size_t size);
 
 /* The counts since creation or the last el_cache_reset_stats; all zero for NULL. */

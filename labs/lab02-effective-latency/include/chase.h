@@ -11,8 +11,8 @@
  * (Sattolo's algorithm: start from the identity; for i = n-1 down to 1, swap next[i] with
  * next[j] for a random j in [0, i-1], drawn with mm_rng_range(rng, 0, i - 1)). Following next[]
  * from any index visits all n indices once before it comes back. n == 1 gives next[0] = 0.
- * The same generator state gives the same permutation. Returns 0; -EINVAL if next or rng is
- * NULL or n == 0. */
+ * The same generator state gives the same permutation. Returns 0;
+ *   -EINVAL: next or rng is NULL, or n == 0. */
 int el_sattolo(size_t *next, size_t n, mm_rng_t *rng);
 
 /* Measures the latency of one dependent load over a working set of `bytes` bytes: a buffer from
@@ -23,7 +23,9 @@ int el_sattolo(size_t *next, size_t n, mm_rng_t *rng);
  * the time per load, in nanoseconds (the median ignores batches hit by an interrupt or a context
  * switch). The buffer goes back with el_pages_free, its chain still in it (a test reads it).
  * line: a power of two >= sizeof(void *); bytes >= 2 * line; 0 < ms <= 10000.
- * Returns 0; -EINVAL for bad arguments; -ENOMEM. */
+ * Returns 0;
+ *   -EINVAL: bad arguments;
+ *   -ENOMEM: out of memory. */
 int el_chase_ns(size_t bytes, size_t line, double ms, double *ns);
 
 /* The staircase: el_chase_ns(sizes[i], line, ms, &ns[i]) for each of the n sizes, which must be
@@ -44,8 +46,9 @@ int el_staircase(const size_t *sizes, size_t n, size_t line, double ms, double *
  * Example: ns 1.2, 1.2, 1.6, 4.0, 4.1, 4.0 at 16..96 KiB has one rise, 24 -> 48 KiB (steps 1.0,
  * 1.33, 2.5, 1.03), total 3.3, steepest step 32 -> 48 KiB, 1.33x before it: one boundary, 32 KiB.
  * Writes the boundaries in increasing order to knees[0..max) and returns how many there are
- * (0 for a flat staircase); -EINVAL for bad arguments (knees may be NULL only if max == 0);
- * -ENOSPC if there are more than max. */
+ * (0 for a flat staircase);
+ *   -EINVAL: bad arguments (knees may be NULL only if max == 0);
+ *   -ENOSPC: there are more than max. */
 int el_find_knees(const size_t *sizes, const double *ns, size_t n, size_t *knees, size_t max);
 
 #endif

@@ -19,17 +19,20 @@ typedef struct {
  * misses them all is served by memory. The first `warmup` loads only warm the caches; the loads
  * from addr[warmup] on are counted: hit[i] = counted accesses that hit cache i / counted
  * accesses that reached it (0 if none reached it) -- the local hit rates of el_amat.
- * Returns 0; -EINVAL if a pointer is NULL, size is 0 or more than EL_MAX_ACCESS, warmup >= n,
- * nlevels is 0 or more than EL_MAX_LEVELS, a geometry is invalid, or a load runs past 2^64
- * (hit untouched); -ENOMEM. */
+ * Returns 0;
+ *   -EINVAL: a pointer is NULL, size is 0 or more than EL_MAX_ACCESS, warmup >= n, nlevels is 0
+ *            or more than EL_MAX_LEVELS, a geometry is invalid, or a load runs past 2^64 (hit
+ *            untouched);
+ *   -ENOMEM: out of memory. */
 int el_sim_hit_rates(const uint64_t *addr, size_t n, size_t size, size_t warmup,
                      const el_geom_t *geom, size_t nlevels, double *hit);
 
 /* The prediction: the hit rates of el_sim_hit_rates for the same arguments, then el_amat with
  * lat[0..nlevels] (lat[i]: measured latency of cache i; lat[nlevels]: of memory). Writes the
  * average latency of a counted access to *ns (the unit of lat) and, if hit is not NULL, the hit
- * rates to hit[0..nlevels). Returns 0; -EINVAL (also for invalid latencies: see el_amat; *ns and
- * hit untouched); -ENOMEM. */
+ * rates to hit[0..nlevels). Returns 0;
+ *   -EINVAL: bad arguments, invalid latencies included (see el_amat); *ns and hit untouched;
+ *   -ENOMEM: out of memory. */
 int el_predict_ns(const uint64_t *addr, size_t n, size_t size, size_t warmup,
                   const el_geom_t *geom, const double *lat, size_t nlevels, double *hit,
                   double *ns);

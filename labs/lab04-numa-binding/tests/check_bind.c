@@ -8,7 +8,7 @@
 #include "bind.h"
 #include "mm_check.h"
 #include "plan.h"
-#include "testutil.h"
+#include "support.h"
 #include "topo.h"
 
 static void assert_affinity(hwloc_const_bitmap_t want, const char *what)

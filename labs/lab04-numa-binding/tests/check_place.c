@@ -10,7 +10,7 @@
 #include <string.h>
 #include "mm_check.h"
 #include "place.h"
-#include "testutil.h"
+#include "support.h"
 #include "topo.h"
 
 /* A random CPU this thread may run on; pins the thread there and returns it. */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "mm_check.h"
 #include "plan.h"
-#include "testutil.h"
+#include "support.h"
 
 static nb_gpu_t gpu_on(int node)
 {

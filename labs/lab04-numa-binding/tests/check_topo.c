@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include "mm_check.h"
 #include "shipped.h"
-#include "testutil.h"
+#include "support.h"
 #include "topo.h"
 
 static void assert_counts(const char *what, const nb_counts_t *got, const nb_counts_t *want)

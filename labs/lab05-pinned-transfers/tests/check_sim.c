@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plan.h"
-#include "support.h"
 #include "sim.h"
+#include "support.h"
 
 /* A round-robin plan of n chunks (the lengths do not matter to the simulator). */
 static pt_plan_t rr_plan(size_t n, unsigned streams, unsigned slots)

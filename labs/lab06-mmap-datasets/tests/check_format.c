@@ -8,11 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "baseline.h"
-#include "ds_test.h"
 #include "dsfile.h"
 #include "mm_check.h"
-
-Suite *format_suite(void);
+#include "support.h"
 
 static uint64_t fnv1a(const unsigned char *b, size_t n)
 {
@@ -167,9 +165,9 @@ static int validate_path(const char *path)
     return rc;
 }
 
-MM_TEST(test_validate_bad_files)
+MM_TEST_F(test_validate_bad_files, &tu_scratch)
 {
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "d.bin", 0);
     tu_write_bytes(p, "", 0);
     MM_ASSERT_ERR(validate_path(p), -ENODATA);
@@ -187,13 +185,12 @@ MM_TEST(test_validate_bad_files)
     MM_ASSERT_ERR(validate_path(p), -EMSGSIZE);
     MM_ASSERT_ERR(validate_path(dir), -EISDIR);
     MM_ASSERT_ERR(ds_validate(-1, NULL), -EBADF);
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
-MM_TEST(test_validate_header_out)
+MM_TEST_F(test_validate_header_out, &tu_scratch)
 {
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "d.bin", 0);
     mm_rng_t r = MM_RNG();
     uint64_t rs = mm_rng_range(&r, 1, 5000), n = mm_rng_range(&r, 1, 500);
@@ -206,7 +203,6 @@ MM_TEST(test_validate_header_out)
                   "ds_validate must fill *out with the file's header");
     MM_ASSERT_OK(ds_validate(fd, NULL));
     close(fd);
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
@@ -235,10 +231,10 @@ static int write_with_writer(mm_rng_t *r, const char *path, uint64_t rs, uint64_
     return ds_writer_commit(w);
 }
 
-MM_TEST(test_writer_round_trip)
+MM_TEST_F(test_writer_round_trip, &tu_scratch)
 {
     mm_rng_t r = MM_RNG();
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "w.bin", 0);
     for (int round = 0; round < 5; round++) {
         uint64_t rs = mm_rng_range(&r, 1, 5000), n = mm_rng_range(&r, 1, 2000);
@@ -262,14 +258,13 @@ MM_TEST(test_writer_round_trip)
         ck_assert_msg(tu_count_entries(dir) == 1, "after commit the folder must hold only the "
                       "dataset (is a temporary file left behind?)");
     }
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
-MM_TEST(test_writer_atomic_replace)
+MM_TEST_F(test_writer_atomic_replace, &tu_scratch)
 {
     mm_rng_t r = MM_RNG();
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "w.bin", 0);
     tu_make(p, 100, 10, 1);
     ds_writer_t *w = NULL;
@@ -289,13 +284,12 @@ MM_TEST(test_writer_atomic_replace)
     ck_assert_msg(tu_file_size(p) == 4096 + 300 * 1000, "abort must leave the path as it was");
     ck_assert_msg(tu_count_entries(dir) == 1, "abort must remove the temporary file");
     ds_writer_abort(NULL);
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
-MM_TEST(test_writer_errors)
+MM_TEST_F(test_writer_errors, &tu_scratch)
 {
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     ds_writer_t *w = NULL;
     MM_ASSERT_ERR(ds_writer_open(&w, tu_path(dir, "x", 0), 0), -EINVAL);
     MM_ASSERT_ERR(ds_writer_open(NULL, tu_path(dir, "x", 0), 8), -EINVAL);
@@ -306,13 +300,12 @@ MM_TEST(test_writer_errors)
     MM_ASSERT_ERR(ds_writer_append(w, NULL, 1), -EINVAL);
     MM_ASSERT_ERR(ds_writer_commit(w), -ENODATA);
     ck_assert_msg(tu_count_entries(dir) == 0, "a dataset of no records must leave nothing");
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
-MM_TEST(test_writer_failure_leaves_nothing)
+MM_TEST_F(test_writer_failure_leaves_nothing, &tu_scratch)
 {
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     struct rlimit old, small;
     getrlimit(RLIMIT_FSIZE, &old);
     small = old;
@@ -331,26 +324,5 @@ MM_TEST(test_writer_failure_leaves_nothing)
     setrlimit(RLIMIT_FSIZE, &old);
     ck_assert_msg(access(p, F_OK) != 0, "a failed dataset must not appear at its path");
     ck_assert_msg(tu_count_entries(dir) == 0, "a failed write must not leave a temporary file");
-    tu_rmdir(dir);
 }
 MM_END_TEST
-
-Suite *format_suite(void)
-{
-    Suite *s = suite_create("format");
-    TCase *tc = tcase_create("format");
-    tcase_add_unchecked_fixture(tc, tu_scratch_setup, tu_scratch_teardown);
-    tcase_add_test(tc, test_header_layout);
-    tcase_add_test(tc, test_header_check_valid);
-    tcase_add_test(tc, test_header_check_magic_version);
-    tcase_add_test(tc, test_header_check_corrupt);
-    tcase_add_test(tc, test_header_check_sizes);
-    tcase_add_test(tc, test_validate_bad_files);
-    tcase_add_test(tc, test_validate_header_out);
-    tcase_add_test(tc, test_writer_round_trip);
-    tcase_add_test(tc, test_writer_atomic_replace);
-    tcase_add_test(tc, test_writer_errors);
-    tcase_add_test(tc, test_writer_failure_leaves_nothing);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -4,16 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "ds_test.h"
 #include "loader.h"
 #include "mm_check.h"
+#include "support.h"
 
-Suite *loader_suite(void);
-
-MM_TEST(test_loader_round_trip)
+MM_TEST_F(test_loader_round_trip, &tu_scratch)
 {
     mm_rng_t r = MM_RNG();
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "l.bin", 0);
     for (int round = 0; round < 5; round++) {
         uint64_t rs = mm_rng_range(&r, 1, 20000), n = mm_rng_range(&r, 1, 500);
@@ -35,13 +33,12 @@ MM_TEST(test_loader_round_trip)
         free(dst);
         ds_loader_close(l);
     }
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
-MM_TEST(test_loader_bad_index)
+MM_TEST_F(test_loader_bad_index, &tu_scratch)
 {
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "l.bin", 0);
     tu_make(p, 16, 10, 1);
     ds_loader_t *l = NULL;
@@ -60,7 +57,6 @@ MM_TEST(test_loader_bad_index)
     ck_assert_msg(ds_loader_header(NULL) == NULL, "header of NULL is NULL");
     ds_loader_close(l);
     ds_loader_close(NULL);
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
@@ -75,9 +71,9 @@ static void loader_fails(const char *path, int want, const char *what)
     ck_assert_msg(tu_open_fds() == fds, "%s: a failed open leaked a file descriptor", what);
 }
 
-MM_TEST(test_loader_bad_files)
+MM_TEST_F(test_loader_bad_files, &tu_scratch)
 {
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "bad.bin", 0);
     loader_fails(tu_path(dir, "missing.bin", 1), -ENOENT, "no such file");
     loader_fails(dir, -EISDIR, "a directory");
@@ -90,13 +86,12 @@ MM_TEST(test_loader_bad_files)
     tu_write_bytes(p, text, sizeof text);
     loader_fails(p, -EPROTO, "a shell script");
     MM_ASSERT_ERR(ds_loader_open(NULL, p), -EINVAL);
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
-MM_TEST(test_loader_file_shrank)
+MM_TEST_F(test_loader_file_shrank, &tu_scratch)
 {
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "l.bin", 0);
     tu_make(p, 1000, 100, 5);
     ds_loader_t *l = NULL;
@@ -109,19 +104,5 @@ MM_TEST(test_loader_file_shrank)
     MM_ASSERT_ERR(ds_loader_batch(l, cut, 1, dst), -EIO);
     MM_ASSERT_ERR(ds_loader_batch(l, gone, 1, dst), -EIO);
     ds_loader_close(l);
-    tu_rmdir(dir);
 }
 MM_END_TEST
-
-Suite *loader_suite(void)
-{
-    Suite *s = suite_create("loader");
-    TCase *tc = tcase_create("loader");
-    tcase_add_unchecked_fixture(tc, tu_scratch_setup, tu_scratch_teardown);
-    tcase_add_test(tc, test_loader_round_trip);
-    tcase_add_test(tc, test_loader_bad_index);
-    tcase_add_test(tc, test_loader_bad_files);
-    tcase_add_test(tc, test_loader_file_shrank);
-    suite_add_tcase(s, tc);
-    return s;
-}

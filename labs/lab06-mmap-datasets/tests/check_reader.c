@@ -8,19 +8,17 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "ds_test.h"
 #include "loader.h"
 #include "mm_check.h"
 #include "reader.h"
-
-Suite *reader_suite(void);
+#include "support.h"
 
 #define MIB (1ull << 20)
 
-MM_TEST(test_open_round_trip)
+MM_TEST_F(test_open_round_trip, &tu_scratch)
 {
     mm_rng_t r = MM_RNG();
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "d.bin", 0);
     for (int round = 0; round < 5; round++) {
         uint64_t rs = mm_rng_range(&r, 1, 9000), n = mm_rng_range(&r, 1, 3000);
@@ -39,13 +37,12 @@ MM_TEST(test_open_round_trip)
         }
         ds_close(rd);
     }
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
-MM_TEST(test_sample_bounds)
+MM_TEST_F(test_sample_bounds, &tu_scratch)
 {
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "d.bin", 0);
     tu_make(p, 24, 7, 1);
     ds_reader_t *rd = NULL;
@@ -59,7 +56,6 @@ MM_TEST(test_sample_bounds)
     ds_close(NULL);
     MM_ASSERT_ERR(ds_open(NULL, p), -EINVAL);
     MM_ASSERT_ERR(ds_open(&rd, NULL), -EINVAL);
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
@@ -85,10 +81,10 @@ static void assert_in_mapping(const unsigned char *s, uint64_t i, uint64_t rs, u
                   (unsigned long long)(4096 + i * rs));
 }
 
-MM_TEST(test_samples_inside_mapping)
+MM_TEST_F(test_samples_inside_mapping, &tu_scratch)
 {
     mm_rng_t r = MM_RNG();
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "d.bin", 0);
     uint64_t rs = mm_rng_range(&r, 1, 10000), n = mm_rng_range(&r, 2, 2000);
     tu_make(p, rs, n, 5);
@@ -101,7 +97,6 @@ MM_TEST(test_samples_inside_mapping)
         assert_in_mapping(ds_sample(rd, i), i, rs, (uint64_t)st.st_ino);
     }
     ds_close(rd);
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
@@ -118,9 +113,9 @@ static void open_fails(const char *path, int want, const char *what)
     ck_assert_msg(tu_mappings_of(path) == 0, "%s: a failed open left a mapping", what);
 }
 
-MM_TEST(test_open_bad_files)
+MM_TEST_F(test_open_bad_files, &tu_scratch)
 {
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "bad.bin", 0);
     open_fails(tu_path(dir, "missing.bin", 1), -ENOENT, "no such file");
     open_fails(dir, -EISDIR, "a directory");
@@ -140,31 +135,28 @@ MM_TEST(test_open_bad_files)
     ck_assert(pwrite(fd, "MLMEMDS", 7, 0) == 7 && pwrite(fd, v2, 4, 8) == 4);
     open_fails(p, -EPROTONOSUPPORT, "version 2");
     close(fd);
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
-MM_TEST(test_open_no_permission)
+MM_TEST_F(test_open_no_permission, &tu_scratch)
 {
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "secret.bin", 0);
     tu_make(p, 64, 10, 1);
     ck_assert(chmod(p, 0) == 0);
     if (access(p, R_OK) == 0) {
-        tu_rmdir(dir);
         MM_SKIP("this process may read a file of mode 000 (it runs as root): no-permission "
                 "cannot be tested here; the grader runs tests as an ordinary user");
     }
     open_fails(p, -EACCES, "a file of mode 000");
     ds_loader_t *l = NULL;
     MM_ASSERT_ERR(ds_loader_open(&l, p), -EACCES);
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
-MM_TEST(test_open_is_lazy)
+MM_TEST_F(test_open_is_lazy, &tu_scratch)
 {
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "big.bin", 0);
     tu_make(p, 4096, 16384, 2); /* 64 MiB, in the page cache after writing */
     long long before = ds_base_rss();
@@ -182,7 +174,6 @@ MM_TEST(test_open_is_lazy)
     (void)*s;
     ck_assert_msg(tu_present((const void *)s, 1) == 1, "touching a sample faults its page in");
     ds_close(rd);
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
@@ -195,9 +186,9 @@ static uint64_t touch(const ds_reader_t *rd, uint64_t stride, uint64_t *sum)
     return t;
 }
 
-MM_TEST(test_fault_around)
+MM_TEST_F(test_fault_around, &tu_scratch)
 {
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "d.bin", 0);
     tu_make(p, 4096, 8192, 4); /* 32 MiB of page-sized records, in the page cache */
     ds_reader_t *rd = NULL;
@@ -218,17 +209,15 @@ MM_TEST(test_fault_around)
     ck_assert_msg(ds_base_rss() - rss0 >= (long long)(24 * MIB), "after touching all 32 MiB, VmRSS "
                   "grew by only %lld KiB", (ds_base_rss() - rss0) / 1024);
     ds_close(rd);
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
 /* A 16 MiB dataset of 4 KiB records, opened, given `advice` (if >= 0), then dropped from the
  * page cache: whatever ds_open read or mapped to validate it does not count. NULL where the
  * kernel keeps the file in memory (tmpfs): the test is skipped. */
-static ds_reader_t *cold_open(char **dir, const char **p, int advice)
+static ds_reader_t *cold_open(const char **p, int advice)
 {
-    *dir = tu_mkdir();
-    *p = tu_path(*dir, "cold.bin", 0);
+    *p = tu_path(tu_dir(), "cold.bin", 0);
     tu_make(*p, 4096, 4096, 6);
     ds_reader_t *rd = NULL;
     MM_ASSERT_OK(ds_open(&rd, *p));
@@ -237,7 +226,6 @@ static ds_reader_t *cold_open(char **dir, const char **p, int advice)
     double left = tu_drop_cache(*p);
     if (left > 0.1) {
         ds_close(rd);
-        tu_rmdir(*dir);
         mm_test_skip("the kernel kept %.0f%% of the file in memory after fadvise(DONTNEED) "
                      "(tmpfs?): cold-cache behaviour cannot be shown in this folder", left * 100);
         return NULL; /* the test returns at once: skipped */
@@ -245,11 +233,10 @@ static ds_reader_t *cold_open(char **dir, const char **p, int advice)
     return rd;
 }
 
-MM_TEST(test_advise_random_cold)
+MM_TEST_F(test_advise_random_cold, &tu_scratch)
 {
-    char *dir;
     const char *p;
-    ds_reader_t *rd = cold_open(&dir, &p, DS_ADV_RANDOM);
+    ds_reader_t *rd = cold_open(&p, DS_ADV_RANDOM);
     if (!rd)
         return;
     long min0, maj0, min1, maj1;
@@ -265,15 +252,13 @@ MM_TEST(test_advise_random_cold)
     ck_assert_msg(read <= touches * 2 + 16, "MADV_RANDOM: %zu pages came into the page cache for "
                   "%llu touches: readahead is still on", read, (unsigned long long)touches);
     ds_close(rd);
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
-MM_TEST(test_advise_sequential_cold)
+MM_TEST_F(test_advise_sequential_cold, &tu_scratch)
 {
-    char *dir;
     const char *p;
-    ds_reader_t *rd = cold_open(&dir, &p, DS_ADV_SEQUENTIAL);
+    ds_reader_t *rd = cold_open(&p, DS_ADV_SEQUENTIAL);
     if (!rd)
         return;
     long min0, maj0, min1, maj1;
@@ -285,15 +270,13 @@ MM_TEST(test_advise_sequential_cold)
                   "faults for %llu pages read in order; readahead should bring pages in "
                   "batches", maj1 - maj0, (unsigned long long)touches);
     ds_close(rd);
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
-MM_TEST(test_advise_willneed)
+MM_TEST_F(test_advise_willneed, &tu_scratch)
 {
-    char *dir;
     const char *p;
-    ds_reader_t *rd = cold_open(&dir, &p, -1);
+    ds_reader_t *rd = cold_open(&p, -1);
     if (!rd)
         return;
     const unsigned char *want = ds_sample(rd, 1000);
@@ -313,13 +296,12 @@ MM_TEST(test_advise_willneed)
     ck_assert_msg(tu_present(want, 16 * 4096) == 0 && ds_base_rss() - rss0 < (long long)MIB,
                   "MADV_WILLNEED fills the page cache; it maps nothing into this process");
     ds_close(rd);
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
-MM_TEST(test_advise_dontneed)
+MM_TEST_F(test_advise_dontneed, &tu_scratch)
 {
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "d.bin", 0);
     tu_make(p, 4096, 8192, 8);
     ds_reader_t *rd = NULL;
@@ -338,7 +320,6 @@ MM_TEST(test_advise_dontneed)
         ck_assert_msg(tu_is_record(ds_sample(rd, i), 4096, 8, i), "after DONTNEED, sample %llu "
                       "must read back from the page cache unchanged", (unsigned long long)i);
     ds_close(rd);
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
@@ -352,10 +333,10 @@ static void advise_errors(ds_reader_t *rd)
     MM_ASSERT_OK(ds_advise(rd, 39999, 1, DS_ADV_DONTNEED)); /* the last, partial page */
 }
 
-MM_TEST(test_advise_range)
+MM_TEST_F(test_advise_range, &tu_scratch)
 {
     mm_rng_t r = MM_RNG();
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "d.bin", 0);
     tu_make(p, 1000, 40000, 8); /* 38 MiB; records straddle pages */
     ds_reader_t *rd = NULL;
@@ -382,27 +363,5 @@ MM_TEST(test_advise_range)
                   (unsigned long long)(first + n), (unsigned long long)(lo - 1),
                   (unsigned long long)hi);
     ds_close(rd);
-    tu_rmdir(dir);
 }
 MM_END_TEST
-
-Suite *reader_suite(void)
-{
-    Suite *s = suite_create("reader");
-    TCase *tc = tcase_create("reader");
-    tcase_add_unchecked_fixture(tc, tu_scratch_setup, tu_scratch_teardown);
-    tcase_add_test(tc, test_open_round_trip);
-    tcase_add_test(tc, test_sample_bounds);
-    tcase_add_test(tc, test_samples_inside_mapping);
-    tcase_add_test(tc, test_open_bad_files);
-    tcase_add_test(tc, test_open_no_permission);
-    tcase_add_test(tc, test_open_is_lazy);
-    tcase_add_test(tc, test_fault_around);
-    tcase_add_test(tc, test_advise_random_cold);
-    tcase_add_test(tc, test_advise_sequential_cold);
-    tcase_add_test(tc, test_advise_willneed);
-    tcase_add_test(tc, test_advise_dontneed);
-    tcase_add_test(tc, test_advise_range);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -5,8 +5,6 @@
 #include "mm_check.h"
 #include "sampler.h"
 
-Suite *sampler_suite(void);
-
 /* The order of `epoch` as sampler.h defines it. */
 static uint64_t *oracle(uint64_t n, uint64_t seed, uint64_t epoch)
 {
@@ -193,17 +191,3 @@ MM_TEST(test_sampler_bad_args)
     ds_sampler_destroy(NULL);
 }
 MM_END_TEST
-
-Suite *sampler_suite(void)
-{
-    Suite *s = suite_create("sampler");
-    TCase *tc = tcase_create("sampler");
-    tcase_add_test(tc, test_sampler_epoch_is_permutation);
-    tcase_add_test(tc, test_sampler_exact_order);
-    tcase_add_test(tc, test_sampler_drop_last);
-    tcase_add_test(tc, test_sampler_seeds);
-    tcase_add_test(tc, test_sampler_set_epoch);
-    tcase_add_test(tc, test_sampler_bad_args);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -5,11 +5,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "ds_test.h"
 #include "mm_check.h"
 #include "reader.h"
-
-Suite *stream_suite(void);
+#include "support.h"
 
 #define MIB (1ull << 20)
 
@@ -58,10 +56,10 @@ static int consume(void *arg, uint64_t first, const void *records, uint64_t n)
     return c->calls == c->stop_at ? 7 : 0;
 }
 
-MM_TEST(test_stream_visits_all_in_order)
+MM_TEST_F(test_stream_visits_all_in_order, &tu_scratch)
 {
     mm_rng_t r = MM_RNG();
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "s.bin", 0);
     for (int round = 0; round < 3; round++) {
         uint64_t rs = mm_rng_range(&r, 1, 100000), n = mm_rng_range(&r, 1, 12 * MIB / rs + 1);
@@ -74,7 +72,6 @@ MM_TEST(test_stream_visits_all_in_order)
                       (unsigned long long)c.next, (unsigned long long)n);
         ds_close(rd);
     }
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
@@ -98,17 +95,16 @@ static uint64_t naive_pass(const char *path, uint64_t rs, uint64_t n, long long 
     return s;
 }
 
-MM_TEST(test_stream_rss_under_budget)
+MM_TEST_F(test_stream_rss_under_budget, &tu_scratch)
 {
     mm_rng_t r = MM_RNG();
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "big.bin", 0);
     uint64_t rs = mm_rng_range(&r, 1000, 70000), n = 160 * MIB / rs, budget = 32 * MIB;
     tu_make(p, rs, n, 11);
     long long naive;
     uint64_t want = naive_pass(p, rs, n, &naive);
     if (naive < (long long)(2 * budget)) {
-        tu_rmdir(dir);
         MM_SKIP("VmRSS grew by only %lld KiB when 160 MiB were touched: this kernel cannot show "
                 "the budget", naive / 1024);
     }
@@ -123,13 +119,12 @@ MM_TEST(test_stream_rss_under_budget)
                   "%lld MiB)", (c.peak - c.rss0) >> 20, (unsigned long long)((n * rs) >> 20),
                   (unsigned long long)(budget >> 20), naive >> 20);
     ds_close(rd);
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
-MM_TEST(test_stream_stops_on_callback_error)
+MM_TEST_F(test_stream_stops_on_callback_error, &tu_scratch)
 {
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "s.bin", 0);
     tu_make(p, 4096, 8192, 3); /* 32 MiB: several windows of a 4 MiB budget */
     ds_reader_t *rd = NULL;
@@ -140,13 +135,12 @@ MM_TEST(test_stream_stops_on_callback_error)
     ck_assert_msg(c.calls == 2, "the callback was called %llu times after asking to stop at 2",
                   (unsigned long long)c.calls);
     ds_close(rd);
-    tu_rmdir(dir);
 }
 MM_END_TEST
 
-MM_TEST(test_stream_bad_args)
+MM_TEST_F(test_stream_bad_args, &tu_scratch)
 {
-    char *dir = tu_mkdir();
+    const char *dir = tu_dir();
     const char *p = tu_path(dir, "s.bin", 0);
     tu_make(p, 2 * MIB, 3, 3);
     ds_reader_t *rd = NULL;
@@ -160,19 +154,5 @@ MM_TEST(test_stream_bad_args)
     MM_ASSERT_OK(ds_stream(rd, 8 * MIB, consume, &c));
     ck_assert_msg(c.next == 3, "3 records of 2 MiB with a budget of 8 MiB");
     ds_close(rd);
-    tu_rmdir(dir);
 }
 MM_END_TEST
-
-Suite *stream_suite(void)
-{
-    Suite *s = suite_create("stream");
-    TCase *tc = tcase_create("stream");
-    tcase_add_unchecked_fixture(tc, tu_scratch_setup, tu_scratch_teardown);
-    tcase_add_test(tc, test_stream_visits_all_in_order);
-    tcase_add_test(tc, test_stream_rss_under_budget);
-    tcase_add_test(tc, test_stream_stops_on_callback_error);
-    tcase_add_test(tc, test_stream_bad_args);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -4,9 +4,7 @@
 #include <stdlib.h>
 #include "allocator.h"
 #include "mm_check.h"
-#include "testdev.h"
-
-Suite *alloc_suite(void);
+#include "support.h"
 
 MM_TEST(test_alloc_bad_args)
 {
@@ -287,21 +285,3 @@ MM_TEST(test_merge_only_same_segment)
     td_close(&t);
 }
 MM_END_TEST
-
-Suite *alloc_suite(void)
-{
-    Suite *s = suite_create("alloc");
-    TCase *tc = tcase_create("alloc");
-    tcase_add_test(tc, test_alloc_bad_args);
-    tcase_add_test(tc, test_free_bad_pointers);
-    tcase_add_test(tc, test_alloc_oracle_segments);
-    tcase_add_test(tc, test_live_blocks_never_overlap);
-    tcase_add_test(tc, test_cache_reuse_no_raw_calls);
-    tcase_add_test(tc, test_split_small);
-    tcase_add_test(tc, test_split_large_rule);
-    tcase_add_test(tc, test_best_fit_choice);
-    tcase_add_test(tc, test_merge_neighbours);
-    tcase_add_test(tc, test_merge_only_same_segment);
-    suite_add_tcase(s, tc);
-    return s;
-}

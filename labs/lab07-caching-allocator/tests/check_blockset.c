@@ -3,9 +3,7 @@
 #include <stdlib.h>
 #include "blockset.h"
 #include "mm_check.h"
-#include "testdev.h"
-
-Suite *blockset_suite(void);
+#include "support.h"
 
 enum { NB = 300 };
 
@@ -116,14 +114,3 @@ MM_TEST(test_blockset_insert_erase)
     ca_blockset_destroy(&s);
 }
 MM_END_TEST
-
-Suite *blockset_suite(void)
-{
-    Suite *s = suite_create("blockset");
-    TCase *tc = tcase_create("blockset");
-    tcase_add_test(tc, test_blockset_best_fit);
-    tcase_add_test(tc, test_blockset_order);
-    tcase_add_test(tc, test_blockset_insert_erase);
-    suite_add_tcase(s, tc);
-    return s;
-}

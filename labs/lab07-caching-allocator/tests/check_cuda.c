@@ -6,12 +6,10 @@
 #include "allocator.h"
 #include "cudadev.h"
 #include "mm_check.h"
-#include "testdev.h"
+#include "support.h"
 #ifdef MM_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
-
-Suite *cuda_suite(void);
 
 #ifdef MM_HAVE_CUDA
 typedef struct {
@@ -133,14 +131,3 @@ MM_TEST(test_cuda_stream_reuse)
 #endif
 }
 MM_END_TEST
-
-Suite *cuda_suite(void)
-{
-    Suite *s = suite_create("cuda");
-    TCase *tc = tcase_create("cuda");
-    tcase_add_test(tc, test_cuda_errors_pass_through);
-    tcase_add_test(tc, test_cuda_alloc_free);
-    tcase_add_test(tc, test_cuda_stream_reuse);
-    suite_add_tcase(s, tc);
-    return s;
-}

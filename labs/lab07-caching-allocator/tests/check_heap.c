@@ -6,9 +6,7 @@
 #include <string.h>
 #include "allocator.h"
 #include "mm_check.h"
-#include "testdev.h"
-
-Suite *heap_suite(void);
+#include "support.h"
 
 MM_TEST(test_check_clean_states)
 {
@@ -226,16 +224,3 @@ MM_TEST(test_check_detects_bad_order_and_stats)
     scene_close(&s);
 }
 MM_END_TEST
-
-Suite *heap_suite(void)
-{
-    Suite *s = suite_create("heap");
-    TCase *tc = tcase_create("heap");
-    tcase_add_test(tc, test_check_clean_states);
-    tcase_add_test(tc, test_check_random_sequences);
-    tcase_add_test(tc, test_check_detects_bad_segments);
-    tcase_add_test(tc, test_check_detects_misplaced_blocks);
-    tcase_add_test(tc, test_check_detects_bad_order_and_stats);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -3,9 +3,7 @@
 #include <errno.h>
 #include "allocator.h"
 #include "mm_check.h"
-#include "testdev.h"
-
-Suite *oom_suite(void);
+#include "support.h"
 
 MM_TEST(test_oom_retry_then_success)
 {
@@ -133,16 +131,3 @@ MM_TEST(test_destroy_releases_everything)
     ca_simdev_destroy(dev);
 }
 MM_END_TEST
-
-Suite *oom_suite(void)
-{
-    Suite *s = suite_create("oom");
-    TCase *tc = tcase_create("oom");
-    tcase_add_test(tc, test_oom_retry_then_success);
-    tcase_add_test(tc, test_oom_clean_error);
-    tcase_add_test(tc, test_backend_error_passthrough);
-    tcase_add_test(tc, test_empty_cache_exact);
-    tcase_add_test(tc, test_destroy_releases_everything);
-    suite_add_tcase(s, tc);
-    return s;
-}

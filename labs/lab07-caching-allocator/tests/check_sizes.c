@@ -3,9 +3,7 @@
 #include <stdint.h>
 #include "mm_check.h"
 #include "sizes.h"
-#include "testdev.h"
-
-Suite *sizes_suite(void);
+#include "support.h"
 
 /* (request, rounded, pool, segment) as PyTorch's allocator computes them. */
 static const struct {
@@ -85,15 +83,3 @@ MM_TEST(test_split_rule)
                   "large: 0.5 MiB left: the whole block is handed out");
 }
 MM_END_TEST
-
-Suite *sizes_suite(void)
-{
-    Suite *s = suite_create("sizes");
-    TCase *tc = tcase_create("sizes");
-    tcase_add_test(tc, test_round_size_oracle);
-    tcase_add_test(tc, test_round_size_properties);
-    tcase_add_test(tc, test_segment_size_rules);
-    tcase_add_test(tc, test_split_rule);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -6,9 +6,7 @@
 #include <string.h>
 #include "allocator.h"
 #include "mm_check.h"
-#include "testdev.h"
-
-Suite *stats_suite(void);
+#include "support.h"
 
 MM_TEST(test_stats_consistent)
 {
@@ -307,13 +305,3 @@ MM_TEST(test_random_sequences_invariants)
     free(m);
 }
 MM_END_TEST
-
-Suite *stats_suite(void)
-{
-    Suite *s = suite_create("stats");
-    TCase *tc = tcase_create("stats");
-    tcase_add_test(tc, test_stats_consistent);
-    tcase_add_test(tc, test_random_sequences_invariants);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -3,9 +3,7 @@
 #include <errno.h>
 #include "allocator.h"
 #include "mm_check.h"
-#include "testdev.h"
-
-Suite *streams_suite(void);
+#include "support.h"
 
 MM_TEST(test_streams_pools_separate)
 {
@@ -87,15 +85,3 @@ MM_TEST(test_empty_cache_synchronizes)
     td_close(&t);
 }
 MM_END_TEST
-
-Suite *streams_suite(void)
-{
-    Suite *s = suite_create("streams");
-    TCase *tc = tcase_create("streams");
-    tcase_add_test(tc, test_streams_pools_separate);
-    tcase_add_test(tc, test_record_stream_defers_reuse);
-    tcase_add_test(tc, test_record_stream_own_stream);
-    tcase_add_test(tc, test_empty_cache_synchronizes);
-    suite_add_tcase(s, tc);
-    return s;
-}

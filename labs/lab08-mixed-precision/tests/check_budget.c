@@ -8,8 +8,6 @@
 #include "mm_check.h"
 #include "mp_budget.h"
 
-Suite *budget_suite(void);
-
 /* Llama-2-7B, training, mixed-precision Adam, one GPU. */
 static mp_config_t llama7b(void)
 {
@@ -477,24 +475,3 @@ MM_TEST(test_overflow)
                   "2^31 tokens: still fits in 64 bits");
 }
 MM_END_TEST
-
-Suite *budget_suite(void)
-{
-    Suite *s = suite_create("budget");
-    TCase *tc = tcase_create("budget");
-    tcase_add_test(tc, test_bytes_per_param);
-    tcase_add_test(tc, test_zero_paper_figures);
-    tcase_add_test(tc, test_zero_random);
-    tcase_add_test(tc, test_activations_korthikanti);
-    tcase_add_test(tc, test_activations_tensor_parallel);
-    tcase_add_test(tc, test_activations_llama_flash);
-    tcase_add_test(tc, test_kv_cache);
-    tcase_add_test(tc, test_budget_total);
-    tcase_add_test(tc, test_max_micro_batch);
-    tcase_add_test(tc, test_max_micro_batch_story);
-    tcase_add_test(tc, test_breakdown_format);
-    tcase_add_test(tc, test_bad_configs);
-    tcase_add_test(tc, test_overflow);
-    suite_add_tcase(s, tc);
-    return s;
-}

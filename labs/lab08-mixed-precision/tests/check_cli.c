@@ -5,8 +5,6 @@
 #include "mm_check.h"
 #include "mp_cli.h"
 
-Suite *cli_suite(void);
-
 typedef struct {
     int status;
     char out[8192], err[1024];
@@ -116,14 +114,3 @@ MM_TEST(test_cli_arch_flash)
                   "want status 2; got %d: %s", r.status, r.err);
 }
 MM_END_TEST
-
-Suite *cli_suite(void)
-{
-    Suite *s = suite_create("cli");
-    TCase *tc = tcase_create("cli");
-    tcase_add_test(tc, test_cli_llama2_inference);
-    tcase_add_test(tc, test_cli_rejects_bad_input);
-    tcase_add_test(tc, test_cli_arch_flash);
-    suite_add_tcase(s, tc);
-    return s;
-}

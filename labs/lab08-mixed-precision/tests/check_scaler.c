@@ -6,8 +6,6 @@
 #include "mp_convert.h"
 #include "mp_scaler.h"
 
-Suite *scaler_suite(void);
-
 static mp_scaler_opts_t opts_with(float init, uint32_t interval)
 {
     mp_scaler_opts_t o;
@@ -230,19 +228,3 @@ MM_TEST(test_scaling_rescues_small_grads)
     ck_assert_msg(found == 0, "no gradient overflowed here");
 }
 MM_END_TEST
-
-Suite *scaler_suite(void)
-{
-    Suite *s = suite_create("scaler");
-    TCase *tc = tcase_create("scaler");
-    tcase_add_test(tc, test_scaler_init_defaults);
-    tcase_add_test(tc, test_scaler_backoff_skips);
-    tcase_add_test(tc, test_scaler_growth);
-    tcase_add_test(tc, test_scaler_random_model);
-    tcase_add_test(tc, test_scaler_bad_args);
-    tcase_add_test(tc, test_unscale);
-    tcase_add_test(tc, test_unscale_bad_args);
-    tcase_add_test(tc, test_scaling_rescues_small_grads);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -45,7 +45,7 @@ static size_t first_not(const unsigned char *p, size_t n, int v)
     return i;
 }
 
-MM_TEST(test_error_names_and_last_error)
+MM_TEST_F(test_error_names_and_last_error, &et_device)
 {
     ck_assert_str_eq(cudaGetErrorName(cudaErrorHostMemoryAlreadyRegistered),
                      "cudaErrorHostMemoryAlreadyRegistered");
@@ -59,7 +59,7 @@ MM_TEST(test_error_names_and_last_error)
 }
 MM_END_TEST
 
-MM_TEST(test_device_calls_and_settings)
+MM_TEST_F(test_device_calls_and_settings, &et_device)
 {
     int n = -1, d = -1;
     ck_assert_int_eq(cudaGetDeviceCount(&n), cudaSuccess);
@@ -77,7 +77,7 @@ MM_TEST(test_device_calls_and_settings)
 }
 MM_END_TEST
 
-MM_TEST(test_race_mode_from_environment)
+MM_TEST_F(test_race_mode_from_environment, &et_device)
 {
     setenv("MLMEM_CUDA_RACE", "77", 1);
     mm_emu_config_t c;
@@ -88,7 +88,7 @@ MM_TEST(test_race_mode_from_environment)
 }
 MM_END_TEST
 
-MM_TEST(test_device_memory_capacity)
+MM_TEST_F(test_device_memory_capacity, &et_device)
 {
     mm_emu_config_t c = et_config();
     c.device_bytes = MIB;
@@ -108,7 +108,7 @@ MM_TEST(test_device_memory_capacity)
 }
 MM_END_TEST
 
-MM_TEST(test_device_memory_is_not_host_memory)
+MM_TEST_F(test_device_memory_is_not_host_memory, &et_device)
 {
     int fd[2];
     unsigned char *dev = NULL;
@@ -142,7 +142,7 @@ static int type_of(const void *p)
     return cudaPointerGetAttributes(&a, p) == cudaSuccess ? (int)a.type : -1;
 }
 
-MM_TEST(test_pointer_attributes_and_registration)
+MM_TEST_F(test_pointer_attributes_and_registration, &et_device)
 {
     char *dev = NULL, *pinned = NULL, *plain = malloc(3 * 4096), local = 0;
     unsigned flags = 0;
@@ -215,7 +215,7 @@ static int round_trip(mm_rng_t *r, int k, size_t n, int async, cudaStream_t s)
     return ok;
 }
 
-MM_TEST(test_copies_round_trip)
+MM_TEST_F(test_copies_round_trip, &et_device)
 {
     mm_rng_t r = MM_RNG();
     cudaStream_t s;
@@ -229,7 +229,7 @@ MM_TEST(test_copies_round_trip)
 }
 MM_END_TEST
 
-MM_TEST(test_copy_and_memset_errors)
+MM_TEST_F(test_copy_and_memset_errors, &et_device)
 {
     char *dev = NULL, host[64] = { 0 }, other[64] = { 0 };
     cudaStream_t s;
@@ -252,7 +252,7 @@ MM_END_TEST
 
 /* A pageable source is staged when cudaMemcpyAsync returns; a pageable destination is
  * complete when it returns. */
-MM_TEST(test_pageable_copies_as_cuda_documents)
+MM_TEST_F(test_pageable_copies_as_cuda_documents, &et_device)
 {
     enum { N = 4096 };
     unsigned char *dev = NULL, *src = malloc(N), *dst = malloc(N);
@@ -275,7 +275,7 @@ MM_TEST(test_pageable_copies_as_cuda_documents)
 MM_END_TEST
 
 /* One stream runs its work in order, with race mode's delays too (0.3 ms an item on average). */
-MM_TEST(test_stream_order)
+MM_TEST_F(test_stream_order, &et_device)
 {
     enum { N = 1000 };
     unsigned char *a = NULL, *b = NULL, out[N];
@@ -328,7 +328,7 @@ static double timed_pair(cudaStream_t a, cudaStream_t b, const copy_t c[2], size
 
 /* One copy engine per direction: H2D and D2H overlap, two H2D do not; pageable is slower. The
  * model's clock, read by events, depends on the settings, not on how busy this machine is. */
-MM_TEST(test_copy_engines_overlap)
+MM_TEST_F(test_copy_engines_overlap, &et_device)
 {
     const size_t n = 4 * MIB;
     mm_emu_config_t c = et_config();
@@ -360,7 +360,7 @@ MM_TEST(test_copy_engines_overlap)
 }
 MM_END_TEST
 
-MM_TEST(test_event_states)
+MM_TEST_F(test_event_states, &et_device)
 {
     cudaStream_t s;
     cudaEvent_t start, stop, untimed, never;
@@ -418,7 +418,7 @@ static void produce_consume(int wait, unsigned *races, char *report, size_t rn, 
     *races = mm_emu_race_report(report, rn);
 }
 
-MM_TEST(test_wait_event_orders_streams)
+MM_TEST_F(test_wait_event_orders_streams, &et_device)
 {
     char report[600], name[80];
     unsigned races = 0;
@@ -438,7 +438,7 @@ MM_TEST(test_wait_event_orders_streams)
 MM_END_TEST
 
 /* The legacy default stream waits for blocking streams, not for non-blocking ones. */
-MM_TEST(test_legacy_default_stream)
+MM_TEST_F(test_legacy_default_stream, &et_device)
 {
     enum { N = 512 };
     unsigned char *dev = NULL, out[N];
@@ -461,7 +461,7 @@ MM_TEST(test_legacy_default_stream)
 }
 MM_END_TEST
 
-MM_TEST(test_failed_kernel_is_sticky)
+MM_TEST_F(test_failed_kernel_is_sticky, &et_device)
 {
     void *p = NULL;
     ck_assert_int_eq(mm_emu_launch(NULL, fail_kernel, NULL, 0), cudaSuccess);
@@ -475,7 +475,7 @@ MM_TEST(test_failed_kernel_is_sticky)
 }
 MM_END_TEST
 
-MM_TEST(test_kernel_arguments_are_copied)
+MM_TEST_F(test_kernel_arguments_are_copied, &et_device)
 {
     unsigned char *dev = NULL;
     ck_assert_int_eq(cudaMalloc((void **)&dev, 100), cudaSuccess);
@@ -492,7 +492,7 @@ MM_TEST(test_kernel_arguments_are_copied)
 }
 MM_END_TEST
 
-MM_TEST(test_stream_slots)
+MM_TEST_F(test_stream_slots, &et_device)
 {
     cudaStream_t s[MM_EMU_MAX_STREAMS], extra;
     for (int i = 0; i < MM_EMU_MAX_STREAMS - 1; i++)
@@ -525,7 +525,7 @@ static void *thread_work(void *arg)
     return (void *)(intptr_t)bad;
 }
 
-MM_TEST(test_threads)
+MM_TEST_F(test_threads, &et_device)
 {
     pthread_t t[4];
     void *bad = NULL;
@@ -540,31 +540,3 @@ MM_TEST(test_threads)
     ck_assert_msg(mm_emu_race_report(NULL, 0) == 0, "each thread used its own buffers");
 }
 MM_END_TEST
-
-Suite *cudaemu_suite(void)
-{
-    Suite *s = suite_create("cudaemu");
-    TCase *tc = tcase_create("cudaemu");
-    tcase_set_timeout(tc, 60);
-    tcase_add_checked_fixture(tc, NULL, et_shutdown);
-    tcase_add_test(tc, test_error_names_and_last_error);
-    tcase_add_test(tc, test_device_calls_and_settings);
-    tcase_add_test(tc, test_race_mode_from_environment);
-    tcase_add_test(tc, test_device_memory_capacity);
-    tcase_add_test(tc, test_device_memory_is_not_host_memory);
-    tcase_add_test(tc, test_pointer_attributes_and_registration);
-    tcase_add_test(tc, test_copies_round_trip);
-    tcase_add_test(tc, test_copy_and_memset_errors);
-    tcase_add_test(tc, test_pageable_copies_as_cuda_documents);
-    tcase_add_test(tc, test_stream_order);
-    tcase_add_test(tc, test_copy_engines_overlap);
-    tcase_add_test(tc, test_event_states);
-    tcase_add_test(tc, test_wait_event_orders_streams);
-    tcase_add_test(tc, test_legacy_default_stream);
-    tcase_add_test(tc, test_failed_kernel_is_sticky);
-    tcase_add_test(tc, test_kernel_arguments_are_copied);
-    tcase_add_test(tc, test_stream_slots);
-    tcase_add_test(tc, test_threads);
-    suite_add_tcase(s, tc);
-    return s;
-}

@@ -139,7 +139,7 @@ static outcome_t run_pipeline(uint64_t seed, int wait)
     return o;
 }
 
-MM_TEST(test_pipeline_right_in_race_mode)
+MM_TEST_F(test_pipeline_right_in_race_mode, &et_pipeline)
 {
     uint64_t base = mm_test_seed();
     for (uint64_t k = 0; k < SEEDS; k++) {
@@ -150,7 +150,7 @@ MM_TEST(test_pipeline_right_in_race_mode)
 }
 MM_END_TEST
 
-MM_TEST(test_pipeline_without_slot_wait_races)
+MM_TEST_F(test_pipeline_without_slot_wait_races, &et_pipeline)
 {
     uint64_t base = mm_test_seed();
     int wrong_runs = 0;
@@ -168,15 +168,3 @@ MM_TEST(test_pipeline_without_slot_wait_races)
                   "of %d runs (here: 99%%; without race mode, 50 to 75%%)", wrong_runs, SEEDS);
 }
 MM_END_TEST
-
-Suite *pipeline_suite(void)
-{
-    Suite *s = suite_create("pipeline");
-    TCase *tc = tcase_create("pipeline");
-    tcase_set_timeout(tc, 120);
-    tcase_add_checked_fixture(tc, NULL, et_shutdown);
-    tcase_add_test(tc, test_pipeline_right_in_race_mode);
-    tcase_add_test(tc, test_pipeline_without_slot_wait_races);
-    suite_add_tcase(s, tc);
-    return s;
-}

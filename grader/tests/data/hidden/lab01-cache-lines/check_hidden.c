@@ -20,14 +20,3 @@ MM_TEST(test_hidden_totals_odd_sizes)
     cl_counters_destroy(c);
 }
 MM_END_TEST
-
-static Suite *hidden_suite(void)
-{
-    Suite *s = suite_create("hidden");
-    TCase *tc = tcase_create("hidden");
-    tcase_add_test(tc, test_hidden_totals_odd_sizes);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-Suite *(*const mm_hidden_suites[])(void) = { hidden_suite, NULL };

@@ -1,20 +1,18 @@
-/* Lab 06 tests: helpers shared by the test files (scratch folders, datasets with a known
- * pattern, VmRSS, fault counts, page-cache residency, /proc/self/maps). */
-#ifndef DS_TEST_H
-#define DS_TEST_H
+/* Lab 06 tests: helpers shared by the test files (a scratch folder per test, datasets with a
+ * known pattern, VmRSS, fault counts, page-cache residency, /proc/self/maps). */
+#ifndef DS_SUPPORT_H
+#define DS_SUPPORT_H
 #include <stddef.h>
 #include <stdint.h>
 #include "baseline.h" /* ds_base_rss, the writer and the pattern */
+#include "mm_check.h"
 
-/* Unchecked fixture of every test case: makes / removes (with everything in it) the folder the
- * scratch folders go in, from the parent process, whatever the tests did. */
-void tu_scratch_setup(void);
-void tu_scratch_teardown(void);
-/* A fresh scratch folder in that folder (else under $TMPDIR, else /tmp): a malloc'd path, for
- * tu_rmdir. */
-char *tu_mkdir(void);
-/* Removes every file in dir, then dir; frees the string. */
-void tu_rmdir(char *dir);
+/* The fixture of every test that writes files, MM_TEST_F(name, &tu_scratch): before the test the
+ * parent process makes a fresh folder under $TMPDIR (else /tmp), and after it removes the folder
+ * with everything in it, whatever the test did (a crash or a timeout included). */
+extern const mm_fixture_t tu_scratch;
+/* The test's scratch folder (fails the test if the fixture could not make one). */
+const char *tu_dir(void);
 /* dir/name in a static buffer (one per slot 0..3). */
 const char *tu_path(const char *dir, const char *name, int slot);
 

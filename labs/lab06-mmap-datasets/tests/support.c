@@ -1,5 +1,5 @@
 /* Lab 06 tests: shared helpers (see ds_test.h). */
-#include "ds_test.h"
+#include "support.h"
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -12,9 +12,10 @@
 #include <unistd.h>
 #include "baseline.h"
 
-/* The folder every test's scratch folder goes in; made and removed by the parent process (an
- * unchecked fixture), so that a test that fails or crashes leaves no dataset behind. */
-static char root[4096];
+/* The running test's scratch folder; made and removed by the parent process (an unchecked
+ * fixture), so that a test that fails or crashes leaves no dataset behind. The test, forked after
+ * the set-up, sees the path. */
+static char scratch[4096];
 
 /* Removes path: a file, or a folder and what it holds (depth levels of folders). */
 static void remove_tree(const char *path, int depth)
@@ -34,36 +35,30 @@ static void remove_tree(const char *path, int depth)
         unlink(path);
 }
 
-void tu_scratch_setup(void)
+static void scratch_setup(void)
 {
     const char *tmp = getenv("TMPDIR");
-    snprintf(root, sizeof root, "%s/ds-tests-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(root))
-        root[0] = 0;
+    snprintf(scratch, sizeof scratch, "%s/ds-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(scratch))
+        scratch[0] = 0;
 }
 
-void tu_scratch_teardown(void)
+static void scratch_teardown(void)
 {
-    if (root[0])
-        remove_tree(root, 2);
-    root[0] = 0;
+    if (scratch[0])
+        remove_tree(scratch, 2);
+    scratch[0] = 0;
 }
 
-char *tu_mkdir(void)
+const mm_fixture_t tu_scratch = { .parent_setup = scratch_setup,
+                                  .parent_teardown = scratch_teardown };
+
+const char *tu_dir(void)
 {
     const char *tmp = getenv("TMPDIR");
-    char *dir = malloc(4200);
-    ck_assert_ptr_nonnull(dir);
-    snprintf(dir, 4200, "%s/ds-test-XXXXXX", root[0] ? root : tmp && *tmp ? tmp : "/tmp");
-    ck_assert_msg(mkdtemp(dir) != NULL, "cannot create a scratch folder in %s",
-                  root[0] ? root : tmp && *tmp ? tmp : "/tmp");
-    return dir;
-}
-
-void tu_rmdir(char *dir)
-{
-    remove_tree(dir, 1);
-    free(dir);
+    ck_assert_msg(scratch[0], "the test's fixture could not create a scratch folder in %s",
+                  tmp && *tmp ? tmp : "/tmp");
+    return scratch;
 }
 
 const char *tu_path(const char *dir, const char *name, int slot)

@@ -1,5 +1,5 @@
-/* Lab 07 tests: shared set-up and patterns (see testdev.h). */
-#include "testdev.h"
+/* Lab 07 tests: shared set-up and patterns (see support.h). */
+#include "support.h"
 #include <check.h>
 #include <errno.h>
 #include <string.h>

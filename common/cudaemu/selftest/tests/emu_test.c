@@ -1,9 +1,7 @@
-/* The emulator's test suites, and the helpers of emu_test.h. */
+/* The helpers of emu_test.h. */
 #include <unistd.h>
 #include "emu_test.h"
 #include "mm_check.h"
-
-Suite *(*const mm_lab_suites[])(void) = { cudaemu_suite, pipeline_suite, NULL };
 
 mm_emu_config_t et_config(void)
 {
@@ -27,10 +25,13 @@ void et_race_mode(uint64_t seed)
     et_apply(&c);
 }
 
-void et_shutdown(void)
+static void et_shutdown(void)
 {
     mm_emu_shutdown();
 }
+
+const mm_fixture_t et_device = { .teardown = et_shutdown, .timeout_s = 60 };
+const mm_fixture_t et_pipeline = { .teardown = et_shutdown, .timeout_s = 120 };
 
 typedef struct {
     uint8_t *dev;

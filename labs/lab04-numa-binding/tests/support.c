@@ -1,5 +1,5 @@
-/* Lab 04 tests: the shared oracles (testutil.h). */
-#include "testutil.h"
+/* Lab 04 tests: the shared oracles (support.h). */
+#include "support.h"
 #include <errno.h>
 #include <numaif.h>
 #include <sched.h>

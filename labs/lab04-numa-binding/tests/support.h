@@ -1,7 +1,7 @@
 /* Lab 04 tests: shared oracles. They call hwloc, libnuma and the kernel directly, never the code
  * under test, so a test compares your answer with an independent one. */
-#ifndef NB_TESTUTIL_H
-#define NB_TESTUTIL_H
+#ifndef NB_SUPPORT_H
+#define NB_SUPPORT_H
 #include <hwloc.h>
 #include <stddef.h>
 

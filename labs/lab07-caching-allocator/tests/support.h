@@ -1,7 +1,7 @@
 /* Lab 07 tests: a simulated device with an allocator on it, and fill/verify patterns that prove
  * two live blocks never share a byte. Used by every check_*.c of this lab. */
-#ifndef CA_TESTDEV_H
-#define CA_TESTDEV_H
+#ifndef CA_SUPPORT_H
+#define CA_SUPPORT_H
 #include <stddef.h>
 #include <stdint.h>
 #include "allocator.h"

@@ -1,0 +1,149 @@
+"""The grader's presentation of results: score-table lines, lab totals, results.json and JUnit
+(report.py), and the one place a grading run records its items (grade.Grading.record)."""
+import dataclasses
+import json
+
+from grader import bench, grade, hidden, hw, labs, report
+from grader.results import FAILED, PARTIAL, PASSED, SKIPPED, Item
+
+LAB01 = "lab01-cache-lines"
+
+
+def test_a_metric_line_names_it_says_what_it_measures_and_how_it_scored():
+    i = Item("03", "metric", "transpose_speedup", 10, 10, PASSED, "2.31x (0 points at 1.5x)",
+             2.31, title="tv_transpose2d_f32 vs the naive strided loop")
+    first, second = report.item_line(i).split("\n")
+    assert first.split()[:3] == ["PASS", "transpose_speedup", "10/10"]
+    assert first.endswith("tv_transpose2d_f32 vs the naive strided loop")
+    assert "perf:" not in first and second.strip() == "2.31x (0 points at 1.5x)"
+    t = report.item_line(Item("03", "test", "test_view", 2, 2, PASSED, "passed"))
+    assert "\n" not in t and t.split() == ["PASS", "test_view", "2/2"]
+
+
+def test_a_hidden_tests_message_is_withheld_everywhere(tmp_path):
+    secret = Item("01", "test", "t_hidden", 2, 0, FAILED, "expected 42 at check_x.c:9",
+                  hidden=True)
+    crashed = Item("01", "test", "t_hidden2", 2, 0, FAILED,
+                   "did not run: the test program ended (crashed: SIGSEGV)", hidden=True)
+    line = report.item_line(secret)
+    assert "42" not in line and hidden.WITHHELD in line
+    assert "SIGSEGV" in report.item_line(crashed), "how a hidden test ended is shown"
+    d = report.results_json([secret, crashed], 1, "", True)
+    assert "42" not in json.dumps(d) and "SIGSEGV" in json.dumps(d)
+    report.write_junit(str(tmp_path / "j.xml"), [secret])
+    assert "42" not in (tmp_path / "j.xml").read_text()
+
+
+def test_a_total_with_skipped_points_does_not_read_as_full_marks():
+    items = [Item("06", "test", "t", 84, 84, PASSED),
+             Item("06", "metric", "m", 6, 0, SKIPPED, "needs a CUDA GPU")]
+    line = report.lab_summary("06", items).splitlines()[-1]
+    assert "84/84 (6 of 90 points skipped" in line, line
+    assert report.total_phrase(84, 84, 0) == "84/84"
+
+
+def test_the_hint_follows_a_failed_metric_too():
+    passed = Item("02", "test", "t", 2, 2, PASSED)
+    metric = Item("02", "metric", "m", 5, 2, PARTIAL, "0.5x")
+    assert "make hint LAB=02" in report.lab_summary("02", [passed, metric])
+    assert "make hint" not in report.lab_summary("02", [passed])
+    skipped = dataclasses.replace(metric, status=SKIPPED, score=0)
+    assert "make hint" not in report.lab_summary("02", [passed, skipped])
+
+
+def test_the_benchmarks_info_is_printed_compactly_and_kept_in_results_json():
+    info = {"epoch_mib": 64, "mmap_vs_memory": 0.980311, "hit_rates": [0.752392, 0.0385],
+            "baseline": "memcpy of the input", "workers": {"n": 4, "pss_mib": 65.0195}}
+    lines = report.info_lines(info)
+    text = "\n".join(lines)
+    assert lines[0].startswith("  info: epoch_mib 64; mmap_vs_memory 0.98; hit_rates [0.752, "
+                               "0.0385]; baseline memcpy of the input")
+    assert "workers: n 4; pss_mib 65" in text and all(len(x) <= 104 for x in lines)
+    items = [Item("06", "metric", "m", 5, 5, PASSED, "ok", 1.0)]
+    assert "  info: epoch_mib 64" in report.lab_summary("06", items, info)
+    d = report.results_json(items, 1, "", True, {"06": info})
+    assert d["extra_data"]["labs"]["06"]["info"] == info
+    assert d["extra_data"]["labs"]["06"]["max_score"] == 5
+
+
+def test_results_json_metric_output_carries_the_title_and_the_leaderboard_its_order():
+    items = [Item("07", "metric", "calls", 10, 10, PASSED, "2 calls", 2.0, title="raw calls",
+                  higher_is_better=False),
+             Item("07", "metric", "speedup", 8, 8, PASSED, "9x", 9.0, higher_is_better=True)]
+    d = report.results_json(items, 1, "", True)
+    assert d["tests"][0]["name"] == "lab07 / performance: calls"
+    assert d["tests"][0]["output"] == "2 calls\nmeasures: raw calls"
+    assert d["leaderboard"] == [{"name": "lab07 calls", "value": 2.0, "order": "asc"},
+                                {"name": "lab07 speedup", "value": 9.0, "order": "desc"}]
+
+
+def test_the_transcripts_notes_are_picked_out():
+    transcript = ("mlmem: seed 7\nnot in lab.toml (0 points): test_extra\n"
+                  "the test program stopped after 40 s: no progress for 20 s (killed)\n"
+                  "[1234 more bytes of output dropped]")
+    assert grade.transcript_notes(transcript) == transcript.splitlines()[1:]
+    assert grade.transcript_notes("student says: the test program is great\nok") == []
+
+
+def test_record_annotates_items_and_its_notes_reach_results_json(tmp_path):
+    lab = labs.load(LAB01)
+    secret = labs.Test("test_secret", 1, hidden=True)
+    lab = dataclasses.replace(lab, tests=lab.tests + [secret])
+    out = []
+    g = grade.Grading("solutions", None, out=out.append, results_dir=str(tmp_path))
+    m = lab.metrics[0]
+    g.record(lab, [Item("01", "test", "test_secret", 1, 0, FAILED, "x == 3 (check_s.c:4)")],
+             ["not in lab.toml (0 points): test_extra"])
+    g.record(lab, [Item("01", "metric", m.name, m.points, 0, FAILED, "failed: crashed")],
+             ["the benchmark's output was cut: 10 more bytes dropped"])
+    g.record(lab, [Item("01", "metric", m.name, m.points, m.points, PASSED, "3x", 3.0)])
+    d = json.loads((tmp_path / "results.json").read_text())
+    assert "lab 01: not in lab.toml (0 points): test_extra" in d["output"]
+    assert "lab 01: the benchmark's output was cut" in d["output"]
+    assert [t["name"] for t in d["tests"]] == ["lab01 / test_secret",
+                                              f"lab01 / performance: {m.name}"]
+    assert d["tests"][0]["output"] == hidden.WITHHELD and "x == 3" not in "\n".join(out)
+    assert d["tests"][1]["output"].endswith(f"measures: {m.title}")
+    assert d["leaderboard"][0]["order"] == "desc"
+    assert any(m.title in line for line in out)
+
+
+def test_a_benchmark_that_ran_and_failed_says_failed():
+    lab = labs.load(LAB01)
+    m = lab.metrics[0]
+    item = bench.score_metric(lab, m, None, "the benchmark ended (crashed: SIGSEGV) without "
+                              "reporting it")
+    if item.status != SKIPPED:   # a 1-core machine skips it
+        assert item.output.startswith("failed: the benchmark ended (crashed")
+    item = bench.score_metric(lab, m, {"metrics": {m.name: {"value": "x"}}}, "")
+    assert "not measured" not in item.output
+
+
+def test_a_zero_to_one_metric_speaks_through_its_detail(monkeypatch):
+    monkeypatch.setattr(hw, "facts", lambda: {"cores": 2, "numa_nodes": 1, "cuda_devices": 0})
+    lab = labs.load(LAB01)
+    m = next(m for m in lab.metrics if m.name == "line_size_found")
+    rep = {"metrics": {m.name: {"value": 1, "detail": "your sweep says 64 B; hwloc says 64 B"}}}
+    item = bench.score_metric(lab, m, rep, "")
+    assert item.output == "your sweep says 64 B; hwloc says 64 B" and item.score == m.points
+    rep["metrics"][m.name] = {"value": 0}
+    assert "0 points at 0" in bench.score_metric(lab, m, rep, "").output, "no detail: the ramp"
+
+
+def test_dropped_benchmark_output_is_a_note():
+    runs = [bench.Run({"info": {"a": 1}}, "", dropped_bytes=0),
+            bench.Run(None, "", dropped_bytes=77)]
+    res = bench.BenchResult([], runs)
+    assert res.info == {"a": 1} and res.notes == [
+        "the benchmark's output was cut: 77 more bytes dropped"]
+    assert bench.BenchResult([]).report is None and bench.BenchResult([]).info == {}
+
+
+def test_one_function_decides_a_hardware_skip():
+    have = {"cores": 2, "numa_nodes": 1, "cuda_devices": 0}
+    lab = dataclasses.replace(labs.load(LAB01), requires={"numa_nodes": 2})
+    m = labs.Metric("m", "m", 1, 0, 1, requires={"cores": 4})
+    assert "NUMA" in hw.skip(lab, m, have), "the lab's needs come first"
+    lab.requires = {}
+    assert "needs 4 cores" in hw.skip(lab, m, have)
+    assert hw.skip(lab, None, have) is None
