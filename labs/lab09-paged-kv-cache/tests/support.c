@@ -3,19 +3,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* As MM_ASSERT_OK, but records nothing when it passes: these helpers run in long loops. */
+#define MUST(call)                                                                    \
+    do {                                                                              \
+        long must_rc_ = (long)(call);                                                 \
+        MM_CHECK(must_rc_ == 0, "%s returned %ld (%s), expected 0 (success)", #call,  \
+                 must_rc_, strerror((int)-must_rc_));                                 \
+    } while (0)
+
 kv_cache_t *open_cache(uint32_t num_blocks, uint32_t block_size, bool prefix, kv_hash_fn hash)
 {
     kv_cache_t *c = NULL;
     kv_config_t cfg = { num_blocks, block_size, prefix, hash };
-    MM_ASSERT_OK(kv_create(&c, &cfg));
-    ck_assert_msg(c != NULL, "kv_create returned 0 but no cache");
+    MUST(kv_create(&c, &cfg));
+    MM_CHECK(c != NULL, "kv_create returned 0 but no cache");
     return c;
 }
 
 kv_stats_t stats_of(const kv_cache_t *c)
 {
     kv_stats_t st;
-    MM_ASSERT_OK(kv_get_stats(c, &st));
+    MUST(kv_get_stats(c, &st));
     return st;
 }
 
@@ -34,14 +42,14 @@ bool stats_equal(const kv_stats_t *a, const kv_stats_t *b)
 int32_t add_seq(kv_cache_t *c, const kv_token_t *prompt, uint32_t n)
 {
     int32_t id = -1;
-    MM_ASSERT_OK(kv_seq_add(c, prompt, n, &id));
+    MUST(kv_seq_add(c, prompt, n, &id));
     return id;
 }
 
 int32_t fork_seq(kv_cache_t *c, int32_t parent)
 {
     int32_t id = -1;
-    MM_ASSERT_OK(kv_fork(c, parent, &id));
+    MUST(kv_fork(c, parent, &id));
     return id;
 }
 
@@ -73,7 +81,7 @@ void expect_table(const kv_cache_t *c, int32_t id, const uint32_t *want, uint32_
     char gs[400], ws[400];
     format_table(gs, sizeof gs, got, len < 64 ? len : 64);
     format_table(ws, sizeof ws, want, n);
-    ck_assert_msg(len == (int64_t)n && (n == 0 || memcmp(got, want, n * sizeof *want) == 0),
+    MM_CHECK(len == (int64_t)n && (n == 0 || memcmp(got, want, n * sizeof *want) == 0),
                   "%s: seq %d's block table is [%s] (length %lld), expected [%s]", what, id, gs,
                   (long long)len, ws);
 }
@@ -82,9 +90,9 @@ void expect_tokens(const kv_cache_t *c, int32_t id, const kv_token_t *want, uint
                    const char *what)
 {
     kv_token_t *got = calloc(n + 1, sizeof *got);
-    ck_assert_msg(got != NULL, "test out of memory");
+    MM_CHECK(got != NULL, "test out of memory");
     int64_t len = kv_read(c, id, got, n);
-    ck_assert_msg(len == (int64_t)n, "%s: seq %d has %lld tokens, expected %u", what, id,
+    MM_CHECK(len == (int64_t)n, "%s: seq %d has %lld tokens, expected %u", what, id,
                   (long long)len, n);
     for (uint32_t i = 0; i < n; i++)
         MM_CHECK(got[i] == want[i], "%s: seq %d reads %d at position %u, expected %d", what, id,
@@ -96,7 +104,7 @@ void expect_counts(const kv_cache_t *c, uint32_t free_blocks, uint32_t cached, u
                    const char *what)
 {
     kv_stats_t st = stats_of(c);
-    ck_assert_msg(st.free_blocks == free_blocks && st.cached_blocks == cached &&
+    MM_CHECK(st.free_blocks == free_blocks && st.cached_blocks == cached &&
                   st.used_blocks == used,
                   "%s: free/cached/used blocks %u/%u/%u, expected %u/%u/%u", what,
                   st.free_blocks, st.cached_blocks, st.used_blocks, free_blocks, cached, used);
