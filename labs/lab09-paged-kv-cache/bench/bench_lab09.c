@@ -20,7 +20,7 @@
 #define MAX_LEN 4096   /* the model's context: what the contiguous allocator reserves */
 #define MAX_SEQS 256   /* vLLM's default max_num_seqs */
 #define MAX_STEPS 200000
-#define SAMPLE_EVERY 8 /* steps between two points of the plotted series */
+#define SAMPLE_EVERY 16 /* steps between two points of the plotted series */
 
 typedef struct {
     uint64_t steps, peak_seqs, preempted, decoded;
