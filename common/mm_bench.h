@@ -53,22 +53,49 @@ double mm_median(double *v, size_t n);
  * code under test prints cannot pass for the report), else stdout. Never NULL. */
 FILE *mm_bench_output(void);
 
+#if defined(__GNUC__) || defined(__clang__)
+#define MM_BENCH_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define MM_BENCH_PRINTF(fmt, args)
+#endif
+
+/* Opens the report: starts the JSON object on mm_bench_output() and calls mm_bench_begin. What a
+ * benchmark's main calls first. */
+void mm_bench_open(mm_json_t *j, const char *lab);
+
 /* Writes the opening of the bench object and opens "metrics". First checks that the C library
  * functions the baselines and the timer call (memcpy, malloc, clock_gettime, pthread_create, ...)
  * come from the system's libraries and not from a definition inside the program (a student's file
  * that defines one); if one does not, the benchmark refuses to score: it says why on stderr, and
  * every metric written after, measured or skipped, is reported failed with that reason. */
 void mm_bench_begin(mm_json_t *j, const char *lab);
-/* Inside "metrics": one measured metric, or one that could not be measured and why. */
+
+/* Inside "metrics", one metric each: measured (value, unit and a detail people read), skipped
+ * (this run or machine cannot show the effect: not scored, with the reason), or failed (the code
+ * under test did not produce it: scored zero, with why). The ...f forms take the detail or the
+ * reason as printf's format and arguments, of any length. */
 void mm_bench_metric(mm_json_t *j, const char *name, double value, const char *unit,
                      const char *detail);
-/* Inside "metrics": a speed-up from mm_bench_paired_ratio, with the detail people read:
- * "<base_name> 17.7 ms, yours 4.9 ms (medians of 25 rounds, <workload>)". */
-void mm_bench_speedup(mm_json_t *j, const char *name, double ratio, const char *base_name,
-                      double t_base, double t_yours, unsigned reps, const char *workload);
+void mm_bench_metricf(mm_json_t *j, const char *name, double value, const char *unit,
+                      const char *fmt, ...) MM_BENCH_PRINTF(5, 6);
 void mm_bench_skip(mm_json_t *j, const char *name, const char *reason);
-/* Inside "metrics": the student's code failed to produce the metric (scored zero, with `why`). */
+void mm_bench_skipf(mm_json_t *j, const char *name, const char *fmt, ...) MM_BENCH_PRINTF(3, 4);
 void mm_bench_fail(mm_json_t *j, const char *name, const char *why);
+void mm_bench_failf(mm_json_t *j, const char *name, const char *fmt, ...) MM_BENCH_PRINTF(3, 4);
+
+/* The same reason for every metric of `names` (NULL-terminated): skipped, or failed. */
+void mm_bench_skip_all(mm_json_t *j, const char *const *names, const char *fmt, ...)
+    MM_BENCH_PRINTF(3, 4);
+void mm_bench_fail_all(mm_json_t *j, const char *const *names, const char *fmt, ...)
+    MM_BENCH_PRINTF(3, 4);
+
+/* Inside "metrics": a speed-up from mm_bench_paired_ratio, with the detail people read:
+ * "<base_name> 17.7 ms, yours 4.9 ms (medians of 25 rounds, <workload>)"; the workload is
+ * printf's format and arguments. */
+void mm_bench_speedup(mm_json_t *j, const char *name, double ratio, const char *base_name,
+                      double t_base, double t_yours, unsigned reps, const char *workload_fmt, ...)
+    MM_BENCH_PRINTF(8, 9);
+
 /* Closes "metrics"; the caller may then add "series" / "info" objects and call mm_json_end. */
 void mm_bench_end_metrics(mm_json_t *j);
 

@@ -151,6 +151,72 @@ MM_TEST(test_speedup_report)
 }
 MM_END_TEST
 
+static const char *const TWO[] = { "a", "b", NULL }, *const OTHER[] = { "c", "d", NULL };
+
+static void writers_doc(mm_json_t *j)
+{
+    mm_bench_begin(j, "00");
+    mm_bench_metricf(j, "m", 0.5, "", "%d of %d", 1, 2);
+    mm_bench_skipf(j, "s", "needs %.1fx", 2.0);
+    mm_bench_failf(j, "f", "returned %d", -22);
+    mm_bench_skip_all(j, TWO, "no %s", "GPU");
+    mm_bench_fail_all(j, OTHER, "out of memory");
+    mm_bench_end_metrics(j);
+}
+
+MM_TEST(test_metric_writers)
+{
+    const char *want = "{\"lab\":\"00\",\"metrics\":{\"m\":{\"value\":0.5,\"unit\":\"\","
+                       "\"detail\":\"1 of 2\"},\"s\":{\"skipped\":\"needs 2.0x\"},"
+                       "\"f\":{\"error\":\"returned -22\"},\"a\":{\"skipped\":\"no GPU\"},"
+                       "\"b\":{\"skipped\":\"no GPU\"},\"c\":{\"error\":\"out of memory\"},"
+                       "\"d\":{\"error\":\"out of memory\"}}}\n";
+    char *got = json_of(writers_doc);
+    ck_assert_msg(strcmp(got, want) == 0, "got %s", got);
+}
+MM_END_TEST
+
+/* A detail longer than any fixed buffer a benchmark used to format into. */
+static void long_doc(mm_json_t *j)
+{
+    mm_bench_begin(j, "00");
+    mm_bench_metricf(j, "m", 1, "x", "%0900d", 7);
+}
+
+MM_TEST(test_metricf_long_detail)
+{
+    char *got = json_of(long_doc);
+    const char *d = strstr(got, "\"detail\":\"");
+    ck_assert_msg(d && strspn(d + 10, "0") == 899 && strncmp(d + 10 + 899, "7\"}", 3) == 0,
+                  "got %.80s...", got);
+}
+MM_END_TEST
+
+/* mm_bench_open writes to the file MLMEM_BENCH_JSON names. */
+MM_TEST(test_bench_open)
+{
+    char path[] = "/tmp/mm-bench-open-XXXXXX", buf[256] = { 0 };
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    close(fd);
+    setenv("MLMEM_BENCH_JSON", path, 1);
+    mm_json_t j;
+    mm_bench_open(&j, "00");
+    mm_bench_speedup(&j, "s", 2, "base", 0.002, 0.001, 3, "%u x %s", 4u, "adds");
+    mm_bench_end_metrics(&j);
+    mm_json_end(&j);
+    fclose(j.f);
+    unsetenv("MLMEM_BENCH_JSON");
+    FILE *f = fopen(path, "r");
+    ck_assert(f && fgets(buf, sizeof buf, f));
+    fclose(f);
+    unlink(path);
+    const char *want = "{\"lab\":\"00\",\"metrics\":{\"s\":{\"value\":2,\"unit\":\"x\",\"detail\":"
+                       "\"base 2.0 ms, yours 1.0 ms (medians of 3 rounds, 4 x adds)\"}}}\n";
+    ck_assert_msg(strcmp(buf, want) == 0, "got %s", buf);
+}
+MM_END_TEST
+
 MM_TEST(test_timer_monotonic)
 {
     uint64_t t0 = mm_now_ns();

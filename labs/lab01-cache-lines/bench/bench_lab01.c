@@ -83,19 +83,16 @@ static double observable_speedup(unsigned reps)
 static void report_gated(mm_json_t *j, const char *metric, const mm_bench_gated_t *g,
                          const char *ideal, const char *workload)
 {
-    char d[400];
     if (g->counted < (REPS + 1) / 2) {
-        snprintf(d, sizeof d, "this run could not show false sharing: %s ran at least %.1fx "
-                 "faster than packed ones in only %u of %d rounds (median %.2fx); rerun on an "
-                 "idle machine", ideal, OBSERVABLE, g->counted, REPS, g->contrast);
-        mm_bench_skip(j, metric, d);
+        mm_bench_skipf(j, metric, "this run could not show false sharing: %s ran at least %.1fx "
+                       "faster than packed ones in only %u of %d rounds (median %.2fx); rerun on "
+                       "an idle machine", ideal, OBSERVABLE, g->counted, REPS, g->contrast);
         return;
     }
-    snprintf(d, sizeof d, "packed %.1f ms, yours %.1f ms: %.2f of the speed-up of %s (%.2fx); "
-             "medians of the %u of %d rounds that showed false sharing, %s", g->t_base * 1e3,
-             g->t_yours * 1e3, g->vs_ideal, ideal, g->contrast,
-             g->counted, REPS, workload);
-    mm_bench_metric(j, metric, g->speedup, "x", d);
+    mm_bench_metricf(j, metric, g->speedup, "x", "packed %.1f ms, yours %.1f ms: %.2f of the "
+                     "speed-up of %s (%.2fx); medians of the %u of %d rounds that showed false "
+                     "sharing, %s", g->t_base * 1e3, g->t_yours * 1e3, g->vs_ideal, ideal,
+                     g->contrast, g->counted, REPS, workload);
 }
 
 static void bench_counters(mm_json_t *j)
@@ -104,9 +101,8 @@ static void bench_counters(mm_json_t *j)
     int rc = cl_counters_create(&mine, WORKERS, cl_line_size());
     uint64_t *packed = cl_packed_counters_create(WORKERS), *page = mm_aligned_alloc(4096, 4096);
     if (rc != 0 || !packed || !page) {
-        char why[128];
-        snprintf(why, sizeof why, "cl_counters_create failed: %s", strerror(rc < 0 ? -rc : ENOMEM));
-        mm_bench_fail(j, "counters_speedup", why);
+        mm_bench_failf(j, "counters_speedup", "cl_counters_create failed: %s",
+                       strerror(rc < 0 ? -rc : ENOMEM));
     } else {
         memset(page, 0, 4096);
         counters_case_t base = { { &packed[0], &packed[1] } }, far = { { &page[0], &page[32] } };
@@ -196,9 +192,8 @@ static void bench_stats(mm_json_t *j)
     int rc = cl_accum_create(&mine, WORKERS, mm_hw_line_size());
     if (!x || cl_packed_accum_create(&packed, WORKERS, 64) != 0 ||
         cl_packed_accum_create(&ideal, WORKERS * IDEAL_STRIDE, 64) != 0 || rc != 0) {
-        char why[128];
-        snprintf(why, sizeof why, "cl_accum_create failed: %s", strerror(rc ? -rc : ENOMEM));
-        mm_bench_fail(j, "stats_speedup", why);
+        mm_bench_failf(j, "stats_speedup", "cl_accum_create failed: %s",
+                       strerror(rc ? -rc : ENOMEM));
     } else {
         mm_rng_t r = mm_rng_new(1);
         for (size_t i = 0; i < SAMPLES; i++)
@@ -272,24 +267,24 @@ static void describe_sweep(const sweep_t *s, char *buf, size_t n)
 static void score_line(mm_json_t *j, size_t line, const char *sweep)
 {
     size_t hw = mm_hw_line_size();
-    char d[512];
+    double found = line == hw || line == 2 * hw ? 1.0 : 0.0;
     if (line == 2 * hw)
-        snprintf(d, sizeof d, "%zu B: twice hwloc's %zu B line, the pair-of-lines interference "
-                 "size an adjacent-line prefetcher gives; %s", line, hw, sweep);
+        mm_bench_metricf(j, "line_size_found", found, "match", "%zu B: twice hwloc's %zu B "
+                         "line, the pair-of-lines interference size an adjacent-line prefetcher "
+                         "gives; %s", line, hw, sweep);
     else
-        snprintf(d, sizeof d, "your sweep says %zu B; hwloc says %zu B; %s", line, hw, sweep);
-    mm_bench_metric(j, "line_size_found", line == hw || line == 2 * hw ? 1.0 : 0.0, "match", d);
+        mm_bench_metricf(j, "line_size_found", found, "match", "your sweep says %zu B; hwloc "
+                         "says %zu B; %s", line, hw, sweep);
 }
 
 /* Runs your sweep (into *s, for the plot, even when the metric is skipped or fails) and scores
  * your inference on it. Returns 1 if *s holds a sweep. */
 static int bench_linesize(mm_json_t *j, sweep_t *s)
 {
-    char sweep[200], d[512];
+    char sweep[200];
     int rc = run_sweeps(s);
     if (rc != 0) {
-        snprintf(d, sizeof d, "cl_sweep failed: %s", strerror(-rc));
-        mm_bench_fail(j, "line_size_found", d);
+        mm_bench_failf(j, "line_size_found", "cl_sweep failed: %s", strerror(-rc));
         return 0;
     }
     describe_sweep(s, sweep, sizeof sweep);
@@ -297,16 +292,15 @@ static int bench_linesize(mm_json_t *j, sweep_t *s)
     if (s->shown < MIN_SHOWN) {
         double c[SWEEPS];
         memcpy(c, s->check, sizeof c);
-        snprintf(d, sizeof d, "this run could not show false sharing: before only %u of %d sweeps "
-                 "did counters 256 B apart run %.1fx faster than packed ones (median %.2fx); "
-                 "rerun on an idle machine; your sweep's %s", s->shown, SWEEPS, OBSERVABLE,
-                 mm_median(c, SWEEPS), sweep);
-        mm_bench_skip(j, "line_size_found", d);
+        mm_bench_skipf(j, "line_size_found", "this run could not show false sharing: before "
+                       "only %u of %d sweeps did counters 256 B apart run %.1fx faster than "
+                       "packed ones (median %.2fx); rerun on an idle machine; your sweep's %s",
+                       s->shown, SWEEPS, OBSERVABLE, mm_median(c, SWEEPS), sweep);
     } else if ((rc = cl_infer_line_size(s->dist, s->ns, NDIST, &line)) != 0) {
-        /* the question first: the score table shows the first 200 characters */
-        snprintf(d, sizeof d, "cl_infer_line_size failed: %s%s; your sweep's %s", strerror(-rc),
-                 rc == -ENODATA ? " (is each add an atomic read-modify-write?)" : "", sweep);
-        mm_bench_fail(j, "line_size_found", d);
+        /* the question first: the score table shows a long reason's first lines */
+        mm_bench_failf(j, "line_size_found", "cl_infer_line_size failed: %s%s; your sweep's %s",
+                       strerror(-rc), rc == -ENODATA ? " (is each add an atomic "
+                       "read-modify-write?)" : "", sweep);
     } else {
         score_line(j, line, sweep);
     }
@@ -346,16 +340,15 @@ static int bench_two_cores(mm_json_t *j, sweep_t *s, double *ideal)
 int main(void)
 {
     mm_json_t j;
-    mm_json_begin(&j, mm_bench_output());
-    mm_bench_begin(&j, "01");
+    mm_bench_open(&j, "01");
     sweep_t sweep;
     int have_sweep = 0;
     double ideal = -1;
     if (mm_hw_cores() < WORKERS) {
-        const char *why = "needs 2 cores: false sharing needs two writers running at once";
-        mm_bench_skip(&j, "counters_speedup", why);
-        mm_bench_skip(&j, "stats_speedup", why);
-        mm_bench_skip(&j, "line_size_found", why);
+        static const char *const all[] = { "counters_speedup", "stats_speedup",
+                                           "line_size_found", NULL };
+        mm_bench_skip_all(&j, all, "needs 2 cores: false sharing needs two writers running at "
+                          "once");
     } else {
         have_sweep = bench_two_cores(&j, &sweep, &ideal);
     }

@@ -164,9 +164,8 @@ static void bench_transpose(mm_json_t *j, buffers_t *b, const char *closed)
                       : "tv_transpose2d_f32 failed or wrote a wrong element");
         return;
     }
-    char what[96];
-    snprintf(what, sizeof what, "%d x %d float32", ROWS, COLS);
-    mm_bench_speedup(j, "transpose_speedup", ratio, "naive strided loop", tb, ty, REPS, what);
+    mm_bench_speedup(j, "transpose_speedup", ratio, "naive strided loop", tb, ty, REPS,
+                     "%d x %d float32", ROWS, COLS);
 }
 
 #define NTILES 11 /* 1, 2, 4, ..., 1024 */

@@ -33,22 +33,25 @@ typedef struct {
 /* Every function below that takes a view checks it with tv_validate first and returns what
  * tv_validate returned when it is not valid; outputs are written only on success. */
 
-/* Returns 0 if v is a valid view (see tv_t); -EINVAL if v is NULL or malformed (rank too high,
- * elem_size 0, a negative size, stride, offset or storage_elems, data NULL while the view has
- * elements); -ERANGE if the product of the sizes overflows or the view reaches outside its
- * storage. */
+/* Returns 0 if v is a valid view (see tv_t);
+ *   -EINVAL: v is NULL or malformed (rank too high, elem_size 0, a negative size, stride, offset
+ *            or storage_elems, data NULL while the view has elements);
+ *   -ERANGE: the product of the sizes overflows or the view reaches outside its storage. */
 int tv_validate(const tv_t *v);
 
 /* Row-major (C-order) strides for `shape`, PyTorch's rule: the last stride is 1 and
  * strides[k] = strides[k + 1] * max(shape[k + 1], 1), so torch.empty(3, 0).stride() == (1, 1).
- * Writes strides[0..ndim). Returns 0; -EINVAL if ndim > TV_MAX_DIMS, shape or strides is NULL
- * (ndim > 0), or a size is negative; -ERANGE if the product of max(size, 1) overflows int64_t. */
+ * Writes strides[0..ndim). Returns 0;
+ *   -EINVAL: ndim > TV_MAX_DIMS, shape or strides is NULL (ndim > 0), or a size is negative;
+ *   -ERANGE: the product of max(size, 1) overflows int64_t. */
 int tv_contiguous_strides(unsigned ndim, const int64_t *shape, int64_t *strides);
 
 /* Makes *out a contiguous view at offset 0 over `data`, a storage of exactly numel elements of
  * elem_size bytes (storage_elems = numel). data may be NULL only if numel is 0.
- * Returns 0; -EINVAL if out is NULL, elem_size is 0, data is NULL with elements, or shape is
- * bad as in tv_contiguous_strides; -ERANGE if the sizes overflow as there. */
+ * Returns 0;
+ *   -EINVAL: out is NULL, elem_size is 0, data is NULL with elements, or shape is bad as in
+ *            tv_contiguous_strides;
+ *   -ERANGE: the sizes overflow as there. */
 int tv_init(tv_t *out, void *data, size_t elem_size, unsigned ndim, const int64_t *shape);
 
 /* The number of elements: the product of the sizes (1 for ndim 0, 0 if any size is 0).
@@ -56,13 +59,16 @@ int tv_init(tv_t *out, void *data, size_t elem_size, unsigned ndim, const int64_
 int64_t tv_numel(const tv_t *v);
 
 /* The storage element of element [index[0], ..., index[ndim-1]]: writes it to *off. Returns 0;
- * tv_validate's error for v; -EINVAL if index / off is NULL (index may be NULL when ndim is 0);
- * -ERANGE if some index[k] is outside [0, shape[k]). */
+ *   tv_validate's error for v;
+ *   -EINVAL: index / off is NULL (index may be NULL when ndim is 0);
+ *   -ERANGE: some index[k] is outside [0, shape[k]). */
 int tv_offset(const tv_t *v, const int64_t *index, int64_t *off);
 
 /* The index of the linear-th element in row-major (logical) order, the last dimension varying
- * fastest: for shape (2, 3), linear 4 is [1, 1]. Writes index[0..ndim). Returns 0; tv_validate's
- * error for v; -EINVAL if index is NULL (ndim > 0); -ERANGE if linear is outside [0, numel). */
+ * fastest: for shape (2, 3), linear 4 is [1, 1]. Writes index[0..ndim). Returns 0;
+ *   tv_validate's error for v;
+ *   -EINVAL: index is NULL (ndim > 0);
+ *   -ERANGE: linear is outside [0, numel). */
 int tv_unravel(const tv_t *v, int64_t linear, int64_t *index);
 
 /* PyTorch's is_contiguous (c10 _compute_contiguous): a view with no elements is contiguous;
@@ -73,14 +79,16 @@ int tv_unravel(const tv_t *v, int64_t linear, int64_t *index);
 int tv_is_contiguous(const tv_t *v);
 
 /* The view with its dimensions reordered: out dimension k is v's dimension perm[k] (size and
- * stride), as torch.permute. perm[0..ndim) must hold each of 0..ndim-1 exactly once. out may be v.
- * Returns 0; tv_validate's error for v; -EINVAL if perm (ndim > 0) or out is NULL, or perm is not a
- * permutation. */
+ * stride), as torch.permute. perm[0..ndim) must hold each of 0..ndim-1 exactly once. out may be
+ * v. Returns 0;
+ *   tv_validate's error for v;
+ *   -EINVAL: perm (ndim > 0) or out is NULL, or perm is not a permutation. */
 int tv_permute(const tv_t *v, const unsigned *perm, tv_t *out);
 
 /* The view with dimensions d0 and d1 swapped (d0 == d1 is allowed: a copy of the view), as
- * torch.transpose. out may be v. Returns 0; tv_validate's error for v; -EINVAL if out is NULL, or
- * d0 / d1 >= ndim. */
+ * torch.transpose. out may be v. Returns 0;
+ *   tv_validate's error for v;
+ *   -EINVAL: out is NULL, or d0 / d1 >= ndim. */
 int tv_transpose(const tv_t *v, unsigned d0, unsigned d1, tv_t *out);
 
 /* v[..., start:stop:step, ...] along dimension `dim`, as a Python slice with step >= 1: the
@@ -89,18 +97,23 @@ int tv_transpose(const tv_t *v, unsigned d0, unsigned d1, tv_t *out);
  * dimension. As in PyTorch, only three numbers change: the offset grows by
  * start * strides[dim], shape[dim] becomes the number of elements taken, strides[dim] is
  * multiplied by step. out may be v.
- * Returns 0; tv_validate's error for v; -EINVAL if out is NULL, dim >= ndim or step < 1; -ERANGE if
- * start < 0, start > shape[dim] or stop < start (negative indices are not supported), or the
- * new offset or stride overflows int64_t. */
+ * Returns 0;
+ *   tv_validate's error for v;
+ *   -EINVAL: out is NULL, dim >= ndim or step < 1;
+ *   -ERANGE: start < 0, start > shape[dim] or stop < start (negative indices are not supported),
+ *            or the new offset or stride overflows int64_t. */
 int tv_slice(const tv_t *v, unsigned dim, int64_t start, int64_t stop, int64_t step, tv_t *out);
 
 /* torch.expand: the view broadcast to `shape` (ndim >= v->ndim dimensions) without copying. v's
  * dimensions line up with the LAST v->ndim entries of shape; each keeps its size and stride if
  * shape gives the same size or -1, and a dimension of size 1 may take any size >= 0 with stride 0.
  * The ndim - v->ndim new leading dimensions get their sizes from shape (>= 0; -1 is not allowed
- * there) and stride 0. out may be v. Returns 0; tv_validate's error for v; -EINVAL if shape (ndim >
- * 0) or out is NULL, ndim > TV_MAX_DIMS or ndim < v->ndim, or a size cannot be expanded (e.g. 3 ->
- * 4); -ERANGE if the new sizes overflow (see tv_validate). */
+ * there) and stride 0. out may be v.
+ * Returns 0;
+ *   tv_validate's error for v;
+ *   -EINVAL: shape (ndim > 0) or out is NULL, ndim > TV_MAX_DIMS or ndim < v->ndim, or a size
+ *            cannot be expanded (e.g. 3 -> 4);
+ *   -ERANGE: the new sizes overflow (see tv_validate). */
 int tv_expand(const tv_t *v, unsigned ndim, const int64_t *shape, tv_t *out);
 
 #endif

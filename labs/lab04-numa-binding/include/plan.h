@@ -28,10 +28,12 @@ typedef struct {
  *     (integer division), so chunks are contiguous and differ in size by at most one;
  *   - its entry: node = N, ncores = that count, cpuset = the union of those cores' cpusets.
  * A GPU whose node is -1 gets node -1, ncores 0 and an empty cpuset.
- * Returns 0 and fills *plan (plan->n = ngpus; free with nb_plan_free). Returns -EINVAL if t or
- * plan is NULL, gpus is NULL while ngpus > 0, ngpus > NB_MAX_GPUS, or a GPU's node is neither -1
- * nor the OS index of a NUMA node of t; -ENOSPC if a node has fewer than m cores left after the
- * reserve; -ENOMEM. On failure plan->n is 0 and nothing is left allocated. */
+ * Returns 0 and fills *plan (plan->n = ngpus; free with nb_plan_free);
+ *   -EINVAL: t or plan is NULL, gpus is NULL while ngpus > 0, ngpus > NB_MAX_GPUS, or a GPU's
+ *            node is neither -1 nor the OS index of a NUMA node of t;
+ *   -ENOSPC: a node has fewer than m cores left after the reserve;
+ *   -ENOMEM: out of memory.
+ * On failure plan->n is 0 and nothing is left allocated. */
 int nb_plan_build(hwloc_topology_t t, const nb_gpu_t *gpus, unsigned ngpus, unsigned reserve,
                   nb_plan_t *plan);
 
@@ -42,8 +44,10 @@ void nb_plan_free(nb_plan_t *plan);
  *   "gpu 0: node 0, 14 cores: numactl --physcpubind=0-13,112-125 --membind=0\n"
  *   "gpu 1: node unknown, not bound\n"                            (node -1)
  * The PU list is hwloc_bitmap_list_snprintf's form. Returns the length written (without the
- * NUL); -EINVAL if plan or buf is NULL or size is 0; -ERANGE if the text needs more than size
- * bytes (buf then holds as much as fits, NUL-terminated). */
+ * NUL);
+ *   -EINVAL: plan or buf is NULL or size is 0;
+ *   -ERANGE: the text needs more than size bytes (buf then holds as much as fits,
+ *            NUL-terminated). */
 int nb_plan_format(const nb_plan_t *plan, char *buf, size_t size);
 
 #endif

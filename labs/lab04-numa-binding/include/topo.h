@@ -18,8 +18,10 @@ int nb_topo_load_system(hwloc_topology_t *out);
  * Returns 0; -EINVAL for a description hwloc rejects. */
 int nb_topo_load_synthetic(hwloc_topology_t *out, const char *desc);
 
-/* An XML export read from the file at `path`. Returns 0; -ENOENT if there is no such file;
- * -EINVAL if it is not an hwloc XML topology; another negative errno hwloc reports. */
+/* An XML export read from the file at `path`. Returns 0;
+ *   -ENOENT: there is no such file;
+ *   -EINVAL: it is not an hwloc XML topology;
+ *   another negative errno hwloc reports. */
 int nb_topo_load_xml(hwloc_topology_t *out, const char *path);
 
 /* An XML export held in memory: `len` bytes at `xml` (a terminating NUL is not counted and not
@@ -44,7 +46,8 @@ int nb_pci_is_gpu(unsigned vendor, unsigned class_id);
 /* The NUMA node a PCI object is attached to: the nodeset of its nearest non-I/O ancestor
  * (hwloc_get_non_io_ancestor_obj). Returns that node's OS index when the nodeset holds exactly
  * one node; -1 when it holds several (the topology does not say: e.g. a VM whose devices hang
- * off the whole machine) or none; -EINVAL if t or pci is NULL or pci is not a PCI device. */
+ * off the whole machine) or none;
+ *   -EINVAL: t or pci is NULL or pci is not a PCI device. */
 int nb_gpu_node(hwloc_topology_t t, hwloc_obj_t pci);
 
 #define NB_BUSID_LEN 16
@@ -57,8 +60,9 @@ typedef struct {
 } nb_gpu_t;
 
 /* Writes the GPUs of topology t (nb_pci_is_gpu) into out[0..), in hwloc's PCI order
- * (hwloc_get_next_pcidev). Returns how many; -EINVAL if t is NULL, or out is NULL while max > 0;
- * -ERANGE if the topology has more than max GPUs. */
+ * (hwloc_get_next_pcidev). Returns how many;
+ *   -EINVAL: t is NULL, or out is NULL while max > 0;
+ *   -ERANGE: the topology has more than max GPUs. */
 int nb_topo_gpus(hwloc_topology_t t, nb_gpu_t *out, unsigned max);
 
 #endif

@@ -32,23 +32,31 @@ int pt_gbps(size_t bytes, unsigned iters, double seconds, double *gbps);
  * not in 1..15. Exact for any ram_bytes (no overflow). */
 int pt_pin_budget(size_t ram_bytes, unsigned percent, size_t *out);
 
-/* Allocates `bytes` of host memory of `kind`. Returns 0 and sets *out; -EINVAL if out is NULL,
- * bytes is 0 or kind is not a pt_host_kind_t; -ENOMEM; -ENODEV when there is no usable GPU
- * (pinned kinds); another negative errno from pt_cuda_errno. *out is untouched on failure.
- * Free with pt_host_free(kind, p). */
+/* Allocates `bytes` of host memory of `kind`. Free with pt_host_free(kind, p).
+ * Returns 0 and sets *out;
+ *   -EINVAL: out is NULL, bytes is 0 or kind is not a pt_host_kind_t;
+ *   -ENOMEM: out of memory;
+ *   -ENODEV: there is no usable GPU (pinned kinds);
+ *   another negative errno from pt_cuda_errno.
+ * *out is untouched on failure. */
 int pt_host_alloc(pt_host_kind_t kind, size_t bytes, void **out);
 
 /* Frees memory from pt_host_alloc(kind, ...) (unregistering it first for PT_HOST_REGISTERED).
- * p NULL: nothing to do. Returns 0; -EINVAL for a bad kind; a negative errno if CUDA fails. */
+ * p NULL: nothing to do. Returns 0;
+ *   -EINVAL: a bad kind;
+ *   a negative errno if CUDA fails. */
 int pt_host_free(pt_host_kind_t kind, void *p);
 
 /* Measures copy bandwidth between host memory of `kind` and the device, like bandwidthTest:
  * allocates `bytes` on both sides, copies once to warm up, then times `iters` cudaMemcpyAsync
  * calls in direction `dir` on one stream between two CUDA events, and reports
  * pt_gbps(bytes, iters, elapsed). Frees everything it allocated, on every path.
- * Returns 0 and sets *gbps; -EINVAL if gbps is NULL, kind or dir is out of range, bytes or iters
- * is 0 (checked before any CUDA call); -ENODEV without a usable GPU; -ENOMEM; another negative
- * errno from pt_cuda_errno. */
+ * Returns 0 and sets *gbps;
+ *   -EINVAL: gbps is NULL, kind or dir is out of range, bytes or iters is 0 (checked before any
+ *            CUDA call);
+ *   -ENODEV: no usable GPU;
+ *   -ENOMEM: out of memory;
+ *   another negative errno from pt_cuda_errno. */
 int pt_measure_copy(pt_host_kind_t kind, pt_dir_t dir, size_t bytes, unsigned iters,
                     double *gbps);
 

@@ -47,10 +47,12 @@ typedef struct {
  *  - chunk i uses stream i % streams and slot i % slots, and waits for chunk i - slots (-1 for
  *    the first `slots` chunks): the previous user of its slot;
  *  - slot_bytes = min(chunk, total), so slots * slot_bytes <= budget.
- * Returns 0 and fills *out (free with pt_plan_free); -EINVAL if req or out is NULL or a field of
- * req breaks the rules above its declaration; -ENOSPC if chunk would be 0 or shorter than
- * min_chunk (the budget or max_chunk is too small); -E2BIG if the plan needs more than
- * PT_MAX_CHUNKS chunks; -ENOMEM. *out is untouched on failure. */
+ * Returns 0 and fills *out (free with pt_plan_free);
+ *   -EINVAL: req or out is NULL or a field of req breaks the rules above its declaration;
+ *   -ENOSPC: chunk would be 0 or shorter than min_chunk (the budget or max_chunk is too small);
+ *   -E2BIG:  the plan needs more than PT_MAX_CHUNKS chunks;
+ *   -ENOMEM: out of memory.
+ * *out is untouched on failure. */
 int pt_plan_make(const pt_plan_req_t *req, pt_plan_t *out);
 
 /* Frees the chunks and zeroes *plan; NULL or an already freed plan is harmless. */
@@ -60,8 +62,10 @@ void pt_plan_free(pt_plan_t *plan);
  * well, using at most `budget` bytes of slot memory: your choice of streams, slots, alignment
  * and chunk sizes (the benchmark grades how well the plan overlaps). The request must be one
  * that pt_plan_make accepts, with req->total == total, req->elem == elem and req->budget <=
- * budget. Returns 0; -EINVAL if req is NULL, total is 0, elem is not a power of two in
- * 1..PT_MAX_ELEM or total is not a multiple of elem; -ENOSPC if budget < PT_MIN_BUDGET. */
+ * budget. Returns 0;
+ *   -EINVAL: req is NULL, total is 0, elem is not a power of two in 1..PT_MAX_ELEM or total is
+ *            not a multiple of elem;
+ *   -ENOSPC: budget < PT_MIN_BUDGET. */
 int pt_plan_choose(size_t total, size_t elem, size_t budget, pt_plan_req_t *req);
 
 #endif

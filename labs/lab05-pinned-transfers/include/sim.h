@@ -33,19 +33,21 @@ typedef struct {
  *  - slots: chunk i's H2D starts only after the D2H of chunk `wait` has ended (wait >= 0);
  *  - every operation starts as soon as all of these allow.
  * Writes the totals to *out and, if spans is not NULL, chunk i's times to spans[i] (plan->n
- * entries). Returns 0; -EINVAL if plan, cost or out is NULL, the plan has no chunks, its
- * streams or slots are not in 1..PT_MAX_STREAMS / 1..PT_MAX_SLOTS, a chunk's stream or slot is
- * out of range, a chunk's wait is neither -1 nor an earlier chunk, or a cost is negative or not
- * finite; -ENOMEM. */
+ * entries). Returns 0;
+ *   -EINVAL: plan, cost or out is NULL, the plan has no chunks, its streams or slots are not in
+ *            1..PT_MAX_STREAMS / 1..PT_MAX_SLOTS, a chunk's stream or slot is out of range, a
+ *            chunk's wait is neither -1 nor an earlier chunk, or a cost is negative or not
+ *            finite;
+ *   -ENOMEM: out of memory. */
 int pt_sim_run(const pt_plan_t *plan, const pt_cost_t *cost, pt_span_t *spans, pt_sim_t *out);
 
 /* Overlap efficiency of a pipeline that took t_pipe seconds, given the time its operations take
  * back to back (serial) and the busiest engine's time (bound):
  *     (serial - t_pipe) / (serial - bound)
  * 0 when nothing overlapped, 1 when the pipeline is as fast as its busiest engine. Not clamped:
- * measured times can give a little below 0 or above 1. Returns 0 and sets *eff; -EINVAL if eff is
- * NULL, a time is not finite or <= 0, or bound > serial; -EDOM if bound == serial (only one
- * engine has work: there is nothing to overlap). */
+ * measured times can give a little below 0 or above 1. Returns 0 and sets *eff;
+ *   -EINVAL: eff is NULL, a time is not finite or <= 0, or bound > serial;
+ *   -EDOM:   bound == serial (only one engine has work: there is nothing to overlap). */
 int pt_overlap_efficiency(double t_pipe, double serial, double bound, double *eff);
 
 #endif

@@ -329,9 +329,8 @@ static void timed_metric(mm_json_t *j, const char *name, const ca_trace_t *t,
     if (why) {
         mm_bench_fail(j, name, why);
     } else {
-        char w[128];
-        snprintf(w, sizeof w, "%s, %zu trace ops per step", what, yours.end - yours.begin);
-        mm_bench_speedup(j, name, ratio, "raw calls", tb, ty, reps, w);
+        mm_bench_speedup(j, name, ratio, "raw calls", tb, ty, reps, "%s, %zu trace ops per step",
+                         what, yours.end - yours.begin);
     }
     finish(&yours);
     finish(&base);
