@@ -191,8 +191,8 @@ static void contiguous(const kv_trace_t *t, run_t *run)
 
 /* ---- the report ---------------------------------------------------------------------------- */
 
-static const char *const METRICS[4] = { "concurrency_gain", "kv_waste_pct", "prefix_hit_rate",
-                                        "sharing_saved_pct" };
+static const char *const METRICS[] = { "concurrency_gain", "kv_waste_pct", "prefix_hit_rate",
+                                       "sharing_saved_pct", NULL };
 
 static double pct(double part, double whole)
 {
@@ -201,7 +201,6 @@ static double pct(double part, double whole)
 
 static void report(mm_json_t *j, const run_t yours[KV_NTRACES], const run_t base[KV_NTRACES])
 {
-    char d[400];
     double res = 0, used = 0, bres = 0, bused = 0;
     for (int k = 0; k < KV_NTRACES; k++) {
         res += yours[k].reserved;
@@ -209,21 +208,20 @@ static void report(mm_json_t *j, const run_t yours[KV_NTRACES], const run_t base
         bres += base[k].reserved;
         bused += base[k].used;
     }
-    snprintf(d, sizeof d, "mix trace: %llu sequences at once at the peak, the contiguous "
-             "allocator %llu (same %d-token budget, %d reserved per sequence)",
-             (unsigned long long)yours[2].peak_seqs, (unsigned long long)base[2].peak_seqs,
-             NUM_BLOCKS * BLOCK_SIZE, MAX_LEN);
-    mm_bench_metric(j, METRICS[0], base[2].peak_seqs ? (double)yours[2].peak_seqs /
-                    (double)base[2].peak_seqs : 0, "x", d);
-    snprintf(d, sizeof d, "reserved but unused token slots, all three traces, every step; the "
-             "contiguous allocator wastes %.1f%%", pct(bres - bused, bres));
-    mm_bench_metric(j, METRICS[1], pct(res - used, res), "%", d);
-    snprintf(d, sizeof d, "chat trace: %llu of %llu full prompt blocks found in the cache",
-             (unsigned long long)yours[0].hits, (unsigned long long)yours[0].queries);
-    mm_bench_metric(j, METRICS[2], pct((double)yours[0].hits, (double)yours[0].queries), "%", d);
-    snprintf(d, sizeof d, "parallel trace (n = 4): blocks in use vs blocks in the tables, "
-             "summed over %llu steps", (unsigned long long)yours[1].steps);
-    mm_bench_metric(j, METRICS[3], 100.0 - pct(yours[1].physical, yours[1].logical), "%", d);
+    mm_bench_metricf(j, METRICS[0], base[2].peak_seqs ? (double)yours[2].peak_seqs /
+                     (double)base[2].peak_seqs : 0, "x", "mix trace: %llu sequences at once at "
+                     "the peak, the contiguous allocator %llu (same %d-token budget, %d reserved "
+                     "per sequence)", (unsigned long long)yours[2].peak_seqs,
+                     (unsigned long long)base[2].peak_seqs, NUM_BLOCKS * BLOCK_SIZE, MAX_LEN);
+    mm_bench_metricf(j, METRICS[1], pct(res - used, res), "%", "reserved but unused token "
+                     "slots, all three traces, every step; the contiguous allocator wastes %.1f%%",
+                     pct(bres - bused, bres));
+    mm_bench_metricf(j, METRICS[2], pct((double)yours[0].hits, (double)yours[0].queries), "%",
+                     "chat trace: %llu of %llu full prompt blocks found in the cache",
+                     (unsigned long long)yours[0].hits, (unsigned long long)yours[0].queries);
+    mm_bench_metricf(j, METRICS[3], 100.0 - pct(yours[1].physical, yours[1].logical), "%",
+                     "parallel trace (n = 4): blocks in use vs blocks in the tables, summed over "
+                     "%llu steps", (unsigned long long)yours[1].steps);
 }
 
 static void write_series(mm_json_t *j, const series_t *chat, const series_t *mix)
@@ -289,8 +287,7 @@ static void write_info(mm_json_t *j, const kv_trace_t *t, const run_t *yours,
 int main(void)
 {
     mm_json_t j;
-    mm_json_begin(&j, mm_bench_output());
-    mm_bench_begin(&j, "09");
+    mm_bench_open(&j, "09");
     kv_trace_t t[KV_NTRACES];
     run_t yours[KV_NTRACES], base[KV_NTRACES];
     series_t ser[KV_NTRACES];
@@ -308,8 +305,7 @@ int main(void)
         err = replay(&t[k], &yours[k], &ser[k]);
     }
     if (err)
-        for (int m = 0; m < 4; m++)
-            mm_bench_fail(&j, METRICS[m], err);
+        mm_bench_fail_all(&j, METRICS, "%s", err);
     else
         report(&j, yours, base);
     mm_bench_end_metrics(&j);
