@@ -673,6 +673,72 @@ def lab05_pipeline():
     write("lab05-pipeline.svg", W, H, p, "Three-stage pipeline timeline: serial vs chunked")
 
 
+# ---------------------------------------------------------------- lab 09
+
+def lab09_block_tables():
+    """Three sequences' block tables over eight physical blocks: fork, copy on write, prefix hit
+    (the handout's sections 2.3-2.5, with blocks of 16 tokens)."""
+    W, H = 1100, 520
+    p = [text(W / 2, 28, "Block tables: logical blocks of 16 tokens \u2192 any physical block",
+              20, "middle", weight="bold")]
+    seqs = [("A", ["prompt of 40 tokens"], BLUE, BLUE_L, [("A0", 16), ("A1", 16), ("A2", 8)]),
+            ("B", ["fork of A,", "then 1 token"], ORANGE, ORANGE_L,
+             [("B0", 16), ("B1", 16), ("B2", 9)]),
+            ("C", ["new request,", "same first 16"], PURPLE, PURPLE_L, [("C0", 16), ("C1", 5)])]
+    where = {"A0": 3, "A1": 5, "A2": 1, "B0": 3, "B1": 5, "B2": 6, "C0": 3, "C1": 0}
+    count = {0: 1, 1: 1, 2: None, 3: 3, 4: 0, 5: 2, 6: 1, 7: None}
+    colour_of = {s[0]: s[2] for s in seqs}
+    lx, lw = 180, 64
+    for k, (name, about, colour, light, blocks) in enumerate(seqs):
+        y = 80 + k * 110
+        p.append(text(lx - 14, y + 22, "seq " + name, 16, "end", weight="bold", fill=colour))
+        for i, line_ in enumerate(about):
+            p.append(text(lx - 14, y + 40 + 15 * i, line_, 12, "end", fill=GREY))
+        for i, (lb, used) in enumerate(blocks):
+            x = lx + i * (lw + 8)
+            p.append(rect(x, y, lw, 52, fill="white", stroke=colour, sw=2))
+            p.append(rect(x + 1, y + 40, (lw - 2) * used / 16.0, 11, fill=light, stroke="none"))
+            p.append(text(x + lw / 2, y + 22, lb, 15, "middle", weight="bold", fill=colour))
+            p.append(text(x + lw / 2, y + 37, "%d/16" % used, 11, "middle", fill=GREY))
+        tx = lx + 3 * (lw + 8) + 10
+        p.append(line(tx, y + 26, tx + 40, y + 26, stroke=colour, sw=2,
+                      arrow={"A": "blue", "B": "orange", "C": "purple"}[name]))
+        p.append(text(tx + 50, y + 31, "table [%s]" % ", ".join(str(where[b]) for b, _ in blocks),
+                      16, fill=colour, weight="bold", family=MONO))
+    bx, bw, bh = 650, 100, 92
+    p.append(text(bx + 2 * (bw + 12) - 6, 62, "physical blocks (the simulated device)", 15,
+                  "middle", fill=GREY))
+    for blk in range(8):
+        x, y = bx + (blk % 4) * (bw + 12), 80 + (blk // 4) * 130
+        c = count[blk]
+        if c is None:
+            fill, stroke, note, dash = "white", GREY, "free", "6,3"
+        elif c == 0:
+            fill, stroke, note, dash = LIGHT, GREY, "count 0, cached", "6,3"
+        elif c >= 2:
+            fill, stroke, note, dash = GREEN_L, GREEN, "count %d" % c, None
+        else:
+            fill, stroke, note, dash = "white", INK, "count 1", None
+        p.append(rect(x, y, bw, bh, fill=fill, stroke=stroke, sw=2, dash=dash))
+        p.append(text(x + bw / 2, y + 24, "block %d" % blk, 15, "middle", weight="bold"))
+        p.append(text(x + bw / 2, y + 44, note, 12, "middle",
+                      fill=GREY if c in (None, 0) else INK))
+        holders = [lb for lb, b in where.items() if b == blk]
+        for i, lb in enumerate(holders):
+            p.append(text(x + bw / 2 + (i - (len(holders) - 1) / 2) * 28, y + 74, lb, 13,
+                          "middle", weight="bold", fill=colour_of[lb[0]]))
+    notes = ["Fork: B's table is a copy of A's; each block's count + 1, no KV data moves.",
+             "Copy on write: B's first token went into the shared partial block 1, so B copied "
+             "it first (block 6); A writes block 1 in place.",
+             "Prefix cache: C's first 16 tokens (with nothing before them) are A0's: found by "
+             "hash, compared exactly, shared.",
+             "Count 0 but registered (block 4): kept in the LRU list, evicted only when a new "
+             "block is needed and no block is free."]
+    for i, n in enumerate(notes):
+        p.append(text(40, 425 + i * 21, n, 14, fill=INK if i < 3 else GREY))
+    write("lab09-block-tables.svg", W, H, p, "Paged KV cache: block tables, fork, copy on "
+          "write, prefix sharing")
+
 def main():
     lab01_mesi_pingpong()
     lab01_padded_vs_packed()
@@ -684,6 +750,7 @@ def main():
     lab06_past_eof()
     lab07_segments()
     lab08_formats()
+    lab09_block_tables()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,83 @@
+/* Lab 09: a serving scheduler's step over the paged KV cache (vLLM's, simplified): requests wait
+ * in a queue, are admitted first come first served while the cache has blocks for their prompts,
+ * decode one token per sequence per step, and are preempted when the cache runs out.
+ *
+ * One kv_sched_step, in this order:
+ *   1. DECODE. For each running request in admission order, for each of its unfinished samples
+ *      in sample order: append the sample's next token, kv_gen_token(request id, sample, k) for
+ *      its k-th output token (k from 0). If kv_append says -ENOMEM, PREEMPT the victim, the
+ *      running request admitted last, and try again; if the victim is the request being decoded,
+ *      it stops there. A sample that has produced out_len[sample] tokens is freed at once
+ *      (kv_seq_free); a request whose samples are all done is finished and leaves the running list.
+ *   2. ADMIT. While the waiting queue is not empty, look at its head (no skipping): admit it if
+ *      running sequences + its n <= max_seqs and kv_blocks_needed(its prompt) + the watermark <=
+ *      free + cached blocks, where the watermark is KV_SCHED_WATERMARK_PCT percent of the cache's
+ *      blocks, rounded down; else stop. Admitting: kv_seq_add(prompt) for sample 0, then
+ *      kv_fork of it for samples 1 .. n-1 (in order); the request goes to the tail of the running
+ *      list. Its first output token is decoded in the next step.
+ * PREEMPT (recompute, as vLLM's default): free every live sequence of the victim, forget its
+ * output so far, and put it at the HEAD of the waiting queue; admitted again, it starts over from
+ * its prompt (and produces the same tokens: kv_gen_token decides them).
+ *
+ * Contracts: the effect, then one "-EXXX: condition" per line. */
+#ifndef KV_SCHEDULER_H
+#define KV_SCHEDULER_H
+#include <stdint.h>
+#include "kvcache.h"
+
+#define KV_MAX_SAMPLES 8          /* parallel samples per request (n): 1 .. KV_MAX_SAMPLES */
+#define KV_SCHED_WATERMARK_PCT 1  /* blocks kept free at admission, in percent (vLLM: 0.01) */
+
+/* The k-th output token of sample s of request `request` (src/support.c, provided). */
+kv_token_t kv_gen_token(uint32_t request, uint32_t s, uint32_t k);
+
+/* A request. The scheduler keeps the pointer: the request (and its prompt) must stay valid and
+ * unchanged until the scheduler is destroyed. */
+typedef struct {
+    uint32_t id;                       /* any value: it seeds kv_gen_token */
+    uint32_t n;                        /* parallel samples, 1 .. KV_MAX_SAMPLES */
+    uint32_t prompt_len;               /* >= 1 */
+    const kv_token_t *prompt;
+    uint32_t out_len[KV_MAX_SAMPLES];  /* tokens sample s produces, each >= 1 */
+} kv_request_t;
+
+typedef struct {
+    uint32_t max_seqs;  /* running sequences at most (vLLM's max_num_seqs), >= 1 */
+} kv_sched_config_t;
+
+/* What one step did, and the state after it. */
+typedef struct {
+    uint32_t running_reqs, running_seqs;  /* after the step (sequences not yet freed) */
+    uint32_t waiting;                     /* requests in the queue after the step */
+    uint32_t admitted, preempted, finished; /* requests, during this step */
+    uint64_t decoded;                     /* tokens appended by step 1 */
+} kv_step_t;
+
+typedef struct kv_sched kv_sched_t;
+
+/* Creates a scheduler over `cache` (not owned: the caller destroys it after the scheduler).
+ *   -EINVAL: out, cache or cfg NULL; cfg->max_seqs 0
+ *   -ENOMEM: host memory */
+int kv_sched_create(kv_sched_t **out, kv_cache_t *cache, const kv_sched_config_t *cfg);
+/* Frees the scheduler's own memory (not the cache, whose sequences stay as they are); NULL is a
+ * no-op. */
+void kv_sched_destroy(kv_sched_t *s);
+
+/* Puts r at the tail of the waiting queue.
+ *   -EINVAL: s or r NULL; r->n not in 1..KV_MAX_SAMPLES, or above max_seqs; r->prompt NULL;
+ *            r->prompt_len 0; an out_len[0..n) of 0; prompt_len + an out_len[s] above
+ *            KV_MAX_SEQ_LEN
+ *   -ENOMEM: host memory */
+int kv_sched_submit(kv_sched_t *s, const kv_request_t *r);
+
+/* Runs one step (see the top) and fills *res (may be NULL).
+ *   -EINVAL: s NULL
+ *   -EIO: the cache failed in a way the rules do not allow (an error other than -ENOMEM from
+ *         kv_append, or any error from admitting a request the rules admitted); the state is
+ *         then undefined */
+int kv_sched_step(kv_sched_t *s, kv_step_t *res);
+
+/* True when no request is waiting or running. */
+int kv_sched_idle(const kv_sched_t *s);
+
+#endif

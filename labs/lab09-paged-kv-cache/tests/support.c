@@ -1,0 +1,125 @@
+/* Lab 09 tests: the helpers of support.h. */
+#include "support.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+/* As MM_ASSERT_OK, but records nothing when it passes: these helpers run in long loops. */
+#define MUST(call)                                                                    \
+    do {                                                                              \
+        long must_rc_ = (long)(call);                                                 \
+        MM_CHECK(must_rc_ == 0, "%s returned %ld (%s), expected 0 (success)", #call,  \
+                 must_rc_, strerror((int)-must_rc_));                                 \
+    } while (0)
+
+kv_cache_t *open_cache(uint32_t num_blocks, uint32_t block_size, bool prefix, kv_hash_fn hash)
+{
+    kv_cache_t *c = NULL;
+    kv_config_t cfg = { num_blocks, block_size, prefix, hash };
+    MUST(kv_create(&c, &cfg));
+    MM_CHECK(c != NULL, "kv_create returned 0 but no cache");
+    return c;
+}
+
+kv_stats_t stats_of(const kv_cache_t *c)
+{
+    kv_stats_t st;
+    MUST(kv_get_stats(c, &st));
+    return st;
+}
+
+bool stats_equal(const kv_stats_t *a, const kv_stats_t *b)
+{
+    return a->num_blocks == b->num_blocks && a->block_size == b->block_size &&
+           a->free_blocks == b->free_blocks && a->cached_blocks == b->cached_blocks &&
+           a->used_blocks == b->used_blocks && a->shared_blocks == b->shared_blocks &&
+           a->seqs == b->seqs && a->slots_reserved == b->slots_reserved &&
+           a->slots_used == b->slots_used && a->logical_blocks == b->logical_blocks &&
+           a->tokens == b->tokens && a->prefix_queries == b->prefix_queries &&
+           a->prefix_hits == b->prefix_hits && a->cow_copies == b->cow_copies &&
+           a->evictions == b->evictions;
+}
+
+int32_t add_seq(kv_cache_t *c, const kv_token_t *prompt, uint32_t n)
+{
+    int32_t id = -1;
+    MUST(kv_seq_add(c, prompt, n, &id));
+    return id;
+}
+
+int32_t fork_seq(kv_cache_t *c, int32_t parent)
+{
+    int32_t id = -1;
+    MUST(kv_fork(c, parent, &id));
+    return id;
+}
+
+void append_tok(kv_cache_t *c, int32_t id, kv_token_t t)
+{
+    int rc = kv_append(c, id, t);
+    MM_CHECK(rc == 0, "kv_append(seq %d, %d) returned %d, expected 0", id, t, rc);
+}
+
+void append_all(kv_cache_t *c, int32_t id, const kv_token_t *tok, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        append_tok(c, id, tok[i]);
+}
+
+static void format_table(char *buf, size_t cap, const uint32_t *t, int64_t n)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int64_t i = 0; i < n && used + 16 < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%u", i ? " " : "", t[i]);
+}
+
+void expect_table(const kv_cache_t *c, int32_t id, const uint32_t *want, uint32_t n,
+                  const char *what)
+{
+    uint32_t got[64];
+    int64_t len = kv_block_table(c, id, got, 64);
+    char gs[400], ws[400];
+    format_table(gs, sizeof gs, got, len < 64 ? len : 64);
+    format_table(ws, sizeof ws, want, n);
+    MM_CHECK(len == (int64_t)n && (n == 0 || memcmp(got, want, n * sizeof *want) == 0),
+                  "%s: seq %d's block table is [%s] (length %lld), expected [%s]", what, id, gs,
+                  (long long)len, ws);
+}
+
+void expect_tokens(const kv_cache_t *c, int32_t id, const kv_token_t *want, uint32_t n,
+                   const char *what)
+{
+    kv_token_t *got = calloc(n + 1, sizeof *got);
+    MM_CHECK(got != NULL, "test out of memory");
+    int64_t len = kv_read(c, id, got, n);
+    MM_CHECK(len == (int64_t)n, "%s: seq %d has %lld tokens, expected %u", what, id,
+                  (long long)len, n);
+    for (uint32_t i = 0; i < n; i++)
+        MM_CHECK(got[i] == want[i], "%s: seq %d reads %d at position %u, expected %d", what, id,
+                 got[i], i, want[i]);
+    free(got);
+}
+
+void expect_counts(const kv_cache_t *c, uint32_t free_blocks, uint32_t cached, uint32_t used,
+                   const char *what)
+{
+    kv_stats_t st = stats_of(c);
+    MM_CHECK(st.free_blocks == free_blocks && st.cached_blocks == cached &&
+                  st.used_blocks == used,
+                  "%s: free/cached/used blocks %u/%u/%u, expected %u/%u/%u", what,
+                  st.free_blocks, st.cached_blocks, st.used_blocks, free_blocks, cached, used);
+}
+
+void iota(kv_token_t *tok, uint32_t n, kv_token_t base)
+{
+    for (uint32_t i = 0; i < n; i++)
+        tok[i] = base + (kv_token_t)i;
+}
+
+uint64_t hash_all_collide(uint64_t parent, const kv_token_t *tokens, uint32_t n)
+{
+    (void)parent;
+    (void)tokens;
+    (void)n;
+    return 42;
+}

@@ -1,0 +1,42 @@
+/* Lab 09 tests: what the test files share: a cache that must open, calls that must succeed, and
+ * checks of block tables, tokens and statistics with messages that say what was expected. */
+#ifndef KV_SUPPORT_H
+#define KV_SUPPORT_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "kvcache.h"
+#include "mm_check.h"
+
+/* kv_create that must succeed (hash NULL: the default). */
+kv_cache_t *open_cache(uint32_t num_blocks, uint32_t block_size, bool prefix, kv_hash_fn hash);
+/* kv_get_stats that must succeed. */
+kv_stats_t stats_of(const kv_cache_t *c);
+/* True when every field of a and b is equal (not memcmp: the struct may have padding). */
+bool stats_equal(const kv_stats_t *a, const kv_stats_t *b);
+/* kv_seq_add / kv_fork that must succeed; return the new id. */
+int32_t add_seq(kv_cache_t *c, const kv_token_t *prompt, uint32_t n);
+int32_t fork_seq(kv_cache_t *c, int32_t parent);
+/* kv_append of t (each of tok[0..n)) that must succeed. */
+void append_tok(kv_cache_t *c, int32_t id, kv_token_t t);
+void append_all(kv_cache_t *c, int32_t id, const kv_token_t *tok, uint32_t n);
+/* Asserts that id's block table is want[0..n) (what: a line of context for the message). */
+void expect_table(const kv_cache_t *c, int32_t id, const uint32_t *want, uint32_t n,
+                  const char *what);
+/* Asserts that kv_read of id gives exactly want[0..n). */
+void expect_tokens(const kv_cache_t *c, int32_t id, const kv_token_t *want, uint32_t n,
+                   const char *what);
+/* Asserts free / cached / used block counts. */
+void expect_counts(const kv_cache_t *c, uint32_t free_blocks, uint32_t cached, uint32_t used,
+                   const char *what);
+/* tok[i] = base + i for i < n (distinct, recognisable tokens). */
+void iota(kv_token_t *tok, uint32_t n, kv_token_t base);
+/* A hash that puts every block in one bucket (every hash collides). */
+uint64_t hash_all_collide(uint64_t parent, const kv_token_t *tokens, uint32_t n);
+
+#define TABLE(c, id, what, ...)                                                        \
+    do {                                                                               \
+        const uint32_t want_[] = { __VA_ARGS__ };                                      \
+        expect_table(c, id, want_, sizeof want_ / sizeof want_[0], what);              \
+    } while (0)
+
+#endif
