@@ -15,7 +15,7 @@ FIGURES = SLIDES / "figures"
 # Decks that must show at least one figure: every deck.
 DECKS_WITH_FIGURES = ["lab01-cache-lines", "lab02-effective-latency", "lab03-tensor-strides",
                       "lab04-numa-binding", "lab05-pinned-transfers", "lab06-mmap-datasets",
-                      "lab07-caching-allocator", "lab08-mixed-precision"]
+                      "lab07-caching-allocator", "lab08-mixed-precision", "lab09-paged-kv-cache"]
 
 # Figures made for a deck that is being edited elsewhere: not yet shown, allowed for now. Insert
 # the figure into the deck, then delete its line here.
