@@ -236,23 +236,24 @@ static void score_epoch(mm_json_t *j, epoch_t *e, const char *path, const unsign
 static void gated_epoch(mm_json_t *j, epoch_t *e, const char *path, const unsigned char *recs,
                         info_t *info)
 {
-    char why[240];
     double g = info->inplace_vs_pread = inplace_speedup(e, recs);
+    if (g < 0) {
+        mm_bench_skip(j, "mmap_vs_pread", "could not time the pread loader against reading in "
+                      "place");
+        return;
+    }
     if (g < INPLACE_MIN) {
-        if (g < 0)
-            snprintf(why, sizeof why, "could not time the pread loader against reading in place");
-        else
-            snprintf(why, sizeof why, "this run could not show what a mapping saves: the pread "
-                     "loader took only %.2fx as long as reading the records in place (needs "
-                     "%.1fx; cheap system calls, or a busy machine)", g, (double)INPLACE_MIN);
-        mm_bench_skip(j, "mmap_vs_pread", why);
+        mm_bench_skipf(j, "mmap_vs_pread", "this run could not show what a mapping saves: the "
+                       "pread loader took only %.2fx as long as reading the records in place "
+                       "(needs %.1fx; cheap system calls, or a busy machine)", g,
+                       (double)INPLACE_MIN);
         return;
     }
     ds_reader_t *rd = NULL;
     int rc = ds_open(&rd, path);
     if (rc != 0) {
-        snprintf(why, sizeof why, "ds_open of the benchmark's dataset failed: %s", strerror(-rc));
-        mm_bench_fail(j, "mmap_vs_pread", why);
+        mm_bench_failf(j, "mmap_vs_pread", "ds_open of the benchmark's dataset failed: %s",
+                       strerror(-rc));
         return;
     }
     e->rd = rd;
@@ -267,10 +268,8 @@ static void bench_epoch(mm_json_t *j, const files_t *f, info_t *info)
     size_t len = 0;
     const unsigned char *recs = e.fd >= 0 ? map_records(e.fd, &len) : NULL;
     if (!e.order || !e.buf || !recs) {
-        char why[160];
-        snprintf(why, sizeof why, "the benchmark could not read its dataset: %s",
-                 strerror(e.fd < 0 || !recs ? errno : ENOMEM));
-        mm_bench_fail(j, "mmap_vs_pread", why);
+        mm_bench_failf(j, "mmap_vs_pread", "the benchmark could not read its dataset: %s",
+                       strerror(e.fd < 0 || !recs ? errno : ENOMEM));
     } else {
         gated_epoch(j, &e, f->epoch, recs, info);
     }
@@ -348,10 +347,8 @@ static stream_t *bench_stream(mm_json_t *j, const files_t *f, info_t *info)
     int rc = ds_open(&rd, f->stream);
     stream_t *s = calloc(1, sizeof *s);
     if (rc != 0 || !s) {
-        char why[160];
-        snprintf(why, sizeof why, "ds_open of the benchmark's dataset failed: %s",
-                 strerror(rc ? -rc : ENOMEM));
-        mm_bench_fail(j, "stream_rss_ratio", why);
+        mm_bench_failf(j, "stream_rss_ratio", "ds_open of the benchmark's dataset failed: %s",
+                       strerror(rc ? -rc : ENOMEM));
         free(s);
         return NULL;
     }
@@ -360,15 +357,13 @@ static stream_t *bench_stream(mm_json_t *j, const files_t *f, info_t *info)
     uint64_t t0 = mm_now_ns();
     rc = ds_stream(rd, BUDGET, stream_consume, s);
     double t = mm_elapsed_s(t0);
-    char d[200];
     if (rc != 0 || s->out_of_order || s->next != STREAM_N || s->sum != want) {
-        snprintf(d, sizeof d, "ds_stream %s", rc ? strerror(-rc) : "did not deliver every record "
-                 "once, in order");
-        mm_bench_fail(j, "stream_rss_ratio", d);
+        mm_bench_failf(j, "stream_rss_ratio", "ds_stream %s", rc ? strerror(-rc) : "did not "
+                       "deliver every record once, in order");
     } else {
-        snprintf(d, sizeof d, "VmRSS grew by at most %.1f MiB while streaming 128 MiB with a "
-                 "budget of 16 MiB", (double)s->peak / MIB);
-        mm_bench_metric(j, "stream_rss_ratio", (double)s->peak / (double)BUDGET, "x budget", d);
+        mm_bench_metricf(j, "stream_rss_ratio", (double)s->peak / (double)BUDGET, "x budget",
+                         "VmRSS grew by at most %.1f MiB while streaming 128 MiB with a budget "
+                         "of 16 MiB", (double)s->peak / MIB);
         info->stream_mib_s = (double)STREAM_N * STREAM_RS / MIB / t;
     }
     ds_close(rd);
@@ -526,18 +521,15 @@ static void remove_files(const files_t *f)
 int main(void)
 {
     mm_json_t j;
-    mm_json_begin(&j, mm_bench_output());
-    mm_bench_begin(&j, "06");
+    mm_bench_open(&j, "06");
     files_t f;
     info_t info = { 0 };
     stream_t *s = NULL;
     int rc = make_files(&f);
     if (rc != 0) {
-        char why[160];
-        snprintf(why, sizeof why, "the benchmark could not write its datasets: %s",
-                 strerror(-rc));
-        mm_bench_fail(&j, "stream_rss_ratio", why);
-        mm_bench_fail(&j, "mmap_vs_pread", why);
+        static const char *const all[] = { "stream_rss_ratio", "mmap_vs_pread", NULL };
+        mm_bench_fail_all(&j, all, "the benchmark could not write its datasets: %s",
+                          strerror(-rc));
     } else {
         s = bench_stream(&j, &f, &info);
         bench_epoch(&j, &f, &info);
