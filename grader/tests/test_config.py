@@ -335,7 +335,8 @@ def test_no_make_variable_carries_a_trailing_comment():
     for path in files:
         with open(path) as f:
             for n, line in enumerate(f, 1):
-                if not line.startswith(("#", "\t")) and re.match(r"[^#]*?[:?+!]?=[^#]*#", line):
+                code = line.replace("\\#", "")  # make's escaped '#' is no comment
+                if not line.startswith(("#", "\t")) and re.match(r"[^#]*?[:?+!]?=[^#]*#", code):
                     bad.append(f"{os.path.relpath(path, ROOT)}:{n}: {line.strip()}")
     assert bad == []
 
