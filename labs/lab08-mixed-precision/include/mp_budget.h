@@ -65,7 +65,8 @@ void mp_config_init(mp_config_t *c);
  *   MP_AMP_FP16/BF16 2      2               4      8       12   (fp32 master 4 + fp32 states)
  *   MP_BF16          2      2               0      2        4
  * so mixed-precision Adam costs 2 + 2 + 12 = 16 bytes per parameter (ZeRO, arXiv 1910.02054).
- * Returns 0, or -EINVAL for a NULL out or a value outside the enums. */
+ * Returns 0;
+ *   -EINVAL: a NULL out or a value outside the enums. */
 int mp_bytes_per_param(mp_recipe_t recipe, mp_optimizer_t optimizer, mp_per_param_t *out);
 
 /* Model states per GPU. With P = ceil(params / tp) parameters on this GPU's tensor-parallel slice
@@ -75,8 +76,9 @@ int mp_bytes_per_param(mp_recipe_t recipe, mp_optimizer_t optimizer, mp_per_para
  * (params 7.5e9, dp 64, mixed-precision Adam: 120 / 31.4 / 16.6 / 1.9 GB for stages 0..3).
  * MP_INFER: weights w*P only (no ZeRO sharding), grads and optimizer 0.
  * Uses mode, params (>= 1), recipe, optimizer, zero_stage (0..3), dp (>= 1), tp (>= 1).
- * Returns 0 and sets the three outputs; -EINVAL for NULL pointers or a field out of range;
- * -EOVERFLOW if a figure does not fit in 64 bits. */
+ * Returns 0 and sets the three outputs;
+ *   -EINVAL:    NULL pointers or a field out of range;
+ *   -EOVERFLOW: a figure does not fit in 64 bits. */
 int mp_state_bytes(const mp_config_t *c, uint64_t *weights, uint64_t *grads, uint64_t *optimizer);
 
 /* Activations one training micro-batch keeps for the backward pass, summed over all layers, on
@@ -100,7 +102,9 @@ int mp_state_bytes(const mp_config_t *c, uint64_t *weights, uint64_t *grads, uin
  * Uses recipe, layers, hidden, heads, seq_len, micro_batch (all >= 1), tp (>= 1), recompute,
  * arch, flash, and for MP_ARCH_LLAMA ffn_hidden (>= 1; ignored for MP_ARCH_GPT); hidden must be
  * a multiple of heads and heads a multiple of tp.
- * Returns 0; -EINVAL (NULL, a field out of range); -EOVERFLOW. */
+ * Returns 0;
+ *   -EINVAL:    NULL, a field out of range;
+ *   -EOVERFLOW: a figure does not fit in 64 bits. */
 int mp_activation_bytes(const mp_config_t *c, uint64_t *out);
 
 /* KV cache of inference on one GPU: keys and values of every layer for micro_batch sequences of
@@ -108,20 +112,25 @@ int mp_activation_bytes(const mp_config_t *c, uint64_t *out);
  * e = 4 bytes for MP_FP32, 2 otherwise (Llama-2-7B, s 2048, b 1, fp16: 1073741824 bytes).
  * Ignores mode. Uses recipe, layers, hidden, heads, kv_heads, seq_len, micro_batch (all >= 1),
  * tp (>= 1); hidden a multiple of heads, heads a multiple of kv_heads and of tp.
- * Returns 0; -EINVAL; -EOVERFLOW. */
+ * Returns 0;
+ *   -EINVAL:    NULL, a field out of range;
+ *   -EOVERFLOW: a figure does not fit in 64 bits. */
 int mp_kv_cache_bytes(const mp_config_t *c, uint64_t *out);
 
 /* The whole budget of one GPU. MP_TRAIN: model states + activations (kv_cache 0); MP_INFER:
  * weights + KV cache (grads, optimizer, activations 0). other = overhead (which must be >= 0);
  * total = the sum of the six. Uses the fields of the functions above for its mode.
- * Returns 0 and fills *out; -EINVAL (*out untouched); -EOVERFLOW. */
+ * Returns 0 and fills *out;
+ *   -EINVAL:    NULL, a field out of range (*out untouched);
+ *   -EOVERFLOW: a figure does not fit in 64 bits. */
 int mp_budget(const mp_config_t *c, mp_budget_t *out);
 
 #define MP_MAX_MICRO_BATCH (1 << 20)
 
 /* The largest micro-batch b in 1..MP_MAX_MICRO_BATCH whose budget total (c with micro_batch = b)
- * is <= gpu_mem (c->micro_batch itself is ignored). Returns 0 and sets *b; -ENOSPC if not even
- * b = 1 fits; -EINVAL for a NULL pointer, gpu_mem < 1 or a config mp_budget rejects. */
+ * is <= gpu_mem (c->micro_batch itself is ignored). Returns 0 and sets *b;
+ *   -ENOSPC: not even b = 1 fits;
+ *   -EINVAL: a NULL pointer, gpu_mem < 1 or a config mp_budget rejects. */
 int mp_max_micro_batch(const mp_config_t *c, int64_t *b);
 
 /* Writes a table of *b into buf, snprintf-style: at most len bytes including the final NUL
@@ -130,8 +139,8 @@ int mp_max_micro_batch(const mp_config_t *c, int64_t *b);
  *     "%-12s %10.2f %10.2f %6.1f%%\n"  name, GB, GiB, percent of total (0.0 if total is 0)
  * with names "weights", "gradients", "optimizer", "activations", "kv cache", "other", "total";
  * then, if gpu_mem > 0, "%-12s %10.2f %10.2f\n" lines "gpu memory" (gpu_mem) and "headroom"
- * (gpu_mem - total, negative when it does not fit). Never prints. Returns -EINVAL if b is NULL,
- * buf is NULL with len > 0, or gpu_mem < 0. */
+ * (gpu_mem - total, negative when it does not fit). Never prints. Returns that length;
+ *   -EINVAL: b is NULL, buf is NULL with len > 0, or gpu_mem < 0. */
 int mp_format_breakdown(const mp_budget_t *b, int64_t gpu_mem, char *buf, size_t len);
 
 #endif

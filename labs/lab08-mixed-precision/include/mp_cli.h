@@ -9,13 +9,17 @@
 
 /* Parses a byte size: a number (decimal, optional fraction and exponent) with an optional unit
  * B, KB, MB, GB, TB (powers of 10^3) or KiB, MiB, GiB, TiB (powers of 2^10), any letter case:
- * "80GiB" = 85899345920, "80GB" = "80e9" = 80000000000. Rounds to a whole byte. Returns 0 and sets
- * *out; -EINVAL for anything else ("", "-1GB", "80G", "GB", "80 GiB"); -ERANGE above 2^63 - 1. */
+ * "80GiB" = 85899345920, "80GB" = "80e9" = 80000000000. Rounds to a whole byte. Returns 0 and
+ * sets *out;
+ *   -EINVAL: anything else ("", "-1GB", "80G", "GB", "80 GiB");
+ *   -ERANGE: above 2^63 - 1. */
 int mp_parse_bytes(const char *s, int64_t *out);
 
 /* Parses a count: a number with an optional K, M, B (10^9, as in "7B parameters") or T suffix:
  * "7e9" = "7B" = 7000000000, "6.74e9", "4096". Must come out a whole number >= 0. Returns 0 and
- * sets *out; -EINVAL (not a number, negative, fractional, unknown suffix); -ERANGE if too big. */
+ * sets *out;
+ *   -EINVAL: not a number, negative, fractional, unknown suffix;
+ *   -ERANGE: too big. */
 int mp_parse_count(const char *s, int64_t *out);
 
 /* Fills the model fields of *c (params, layers, hidden, heads, kv_heads, seq_len, arch,
