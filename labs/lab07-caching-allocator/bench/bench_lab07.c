@@ -14,7 +14,10 @@
 #define STEPS 5           /* training steps replayed after the parameters are created */
 #define STEADY 3          /* the last STEADY steps count as steady state */
 #define DEVICE_BYTES ((size_t)16 << 30) /* the simulated card */
-#define LATENCY_NS 5000   /* modelled cost of one raw call (real cudaMalloc/cudaFree: more) */
+#define LATENCY_US 5      /* modelled cost of one raw call (real cudaMalloc/cudaFree: more) */
+#define LATENCY_NS (LATENCY_US * 1000)
+#define TEXT(x) #x
+#define NUMBER_TEXT(x) TEXT(x)
 #define REPS 15
 #define WARMUP 1
 /* The gate: one step of raw calls on the device must take at least this many times as long as
@@ -38,6 +41,7 @@ typedef struct {
     void **slots;
     unsigned char *alive;
     uint64_t requested;
+    char why[200]; /* what replay_checked found wrong */
 } replay_t;
 
 typedef struct {
@@ -48,12 +52,10 @@ typedef struct {
 static const char *const SERIES_KEYS[5] = { "op", "requested_mib", "allocated_mib",
                                             "reserved_mib", "unallocated_mib" };
 
-static char why_buf[256];
-
 static int replay_init(replay_t *r, const ca_trace_t *t)
 {
     *r = (replay_t){ t, calloc(t->nslots, sizeof(uint64_t)), calloc(t->nslots, sizeof(void *)),
-                     calloc(t->nslots, 1), 0 };
+                     calloc(t->nslots, 1), 0, "" };
     if (!r->size_of || !r->slots || !r->alive)
         return -ENOMEM;
     for (size_t i = 0; i < t->nops; i++)
@@ -147,7 +149,8 @@ static void sample(series_t *s, size_t op, const replay_t *r, const ca_allocator
 }
 
 /* Replays ops [begin, end) one at a time; checks the live tensors every CHECK_EVERY ops when d
- * is given; samples the series when s is given. Returns NULL or what went wrong. */
+ * is given; samples the series when s is given. Returns NULL or what went wrong (a literal, or
+ * r->why). */
 static const char *replay_checked(replay_t *r, ca_allocator_t *a, const ca_simdev_t *d,
                                   size_t begin, size_t end, series_t *s)
 {
@@ -155,9 +158,9 @@ static const char *replay_checked(replay_t *r, ca_allocator_t *a, const ca_simde
         int rc = ca_trace_replay(r->t, i, i + 1, a, r->slots, NULL);
         if (rc != 0) {
             const char *what[] = { "ca_alloc", "ca_free", "ca_record_stream" };
-            snprintf(why_buf, sizeof why_buf, "%s failed at op %zu of the trace: %s",
+            snprintf(r->why, sizeof r->why, "%s failed at op %zu of the trace: %s",
                      what[r->t->ops[i].kind], i, strerror(-rc));
-            return why_buf;
+            return r->why;
         }
         track(r, &r->t->ops[i]);
         const char *why = i % CHECK_EVERY == 0 ? check_live(r, a, d) : NULL;
@@ -180,6 +183,7 @@ typedef struct {
     uint64_t calls[STEPS + 1]; /* raw calls in the setup (0) and in each step */
     ca_stats_t st;
     ca_simdev_stats_t dev;
+    char why[256]; /* what went wrong, or "" */
 } replay_result_t;
 
 static const char *replay_all(replay_t *r, ca_allocator_t *a, ca_simdev_t *d, series_t *s,
@@ -199,8 +203,9 @@ static const char *replay_all(replay_t *r, ca_allocator_t *a, ca_simdev_t *d, se
     return why;
 }
 
-/* The deterministic part: a fresh allocator on a fresh device replays the whole trace. */
-static const char *replay_trace(const ca_trace_t *t, series_t *s, replay_result_t *res)
+/* The deterministic part: a fresh allocator on a fresh device replays the whole trace. What
+ * went wrong, if anything, is in res->why. */
+static void replay_trace(const ca_trace_t *t, series_t *s, replay_result_t *res)
 {
     ca_simdev_config_t cfg = { DEVICE_BYTES, 0, 0 };
     ca_simdev_t *d = NULL;
@@ -213,44 +218,42 @@ static const char *replay_trace(const ca_trace_t *t, series_t *s, replay_result_
         rc = ca_create(&a, &be);
     }
     const char *why = NULL;
-    if (rc != 0) {
-        snprintf(why_buf, sizeof why_buf, "%s failed: %s", d ? "ca_create" : "ca_simdev_create",
-                 strerror(-rc));
-        why = why_buf;
-    } else if (replay_init(&r, t) != 0) {
+    if (rc != 0)
+        snprintf(res->why, sizeof res->why, "%s failed: %s",
+                 d ? "ca_create" : "ca_simdev_create", strerror(-rc));
+    else if (replay_init(&r, t) != 0)
         why = "out of host memory";
-    } else {
+    else
         why = replay_all(&r, a, d, s, res);
-    }
+    if (why)
+        snprintf(res->why, sizeof res->why, "%s", why);
     if (rc == 0)
         replay_fini(&r);
     ca_destroy(a);
     ca_simdev_destroy(d);
-    return why;
 }
 
-static void report_replay(mm_json_t *j, const ca_trace_t *t, const char *why,
-                          const replay_result_t *res)
+static void report_replay(mm_json_t *j, const ca_trace_t *t, const replay_result_t *res)
 {
-    if (why) {
-        mm_bench_fail(j, "raw_calls_per_step", why);
-        mm_bench_fail(j, "reserved_over_allocated", why);
+    static const char *const replayed[] = { "raw_calls_per_step", "reserved_over_allocated",
+                                            NULL };
+    if (res->why[0]) {
+        mm_bench_fail_all(j, replayed, "%s", res->why);
         return;
     }
     uint64_t steady = 0;
     for (unsigned k = STEPS - STEADY + 1; k <= STEPS; k++)
         steady += res->calls[k];
-    char d[256];
-    snprintf(d, sizeof d, "raw calls: setup %llu, step 1 %llu, step 2 %llu, steps %d-%d %llu "
-             "(counted by the device)", (unsigned long long)res->calls[0],
-             (unsigned long long)res->calls[1], (unsigned long long)res->calls[2],
-             STEPS - STEADY + 1, STEPS, (unsigned long long)steady);
-    mm_bench_metric(j, "raw_calls_per_step", (double)steady / STEADY, "calls", d);
+    mm_bench_metricf(j, "raw_calls_per_step", (double)steady / STEADY, "calls", "raw calls: "
+                     "setup %llu, step 1 %llu, step 2 %llu, steps %d-%d %llu (counted by the "
+                     "device)", (unsigned long long)res->calls[0],
+                     (unsigned long long)res->calls[1], (unsigned long long)res->calls[2],
+                     STEPS - STEADY + 1, STEPS, (unsigned long long)steady);
     double peak_res = (double)res->dev.peak_bytes / MIB, peak_live = (double)t->peak_live / MIB;
-    snprintf(d, sizeof d, "peak reserved %.0f MiB (device) / peak live tensors %.0f MiB "
-             "(trace): %.0f MiB reserved beyond what tensors needed at their peak",
-             peak_res, peak_live, peak_res - peak_live);
-    mm_bench_metric(j, "reserved_over_allocated", peak_res / peak_live, "x", d);
+    mm_bench_metricf(j, "reserved_over_allocated", peak_res / peak_live, "x", "peak reserved "
+                     "%.0f MiB (device) / peak live tensors %.0f MiB (trace): %.0f MiB reserved "
+                     "beyond what tensors needed at their peak", peak_res, peak_live,
+                     peak_res - peak_live);
 }
 
 /* ---- the timed part ---- */
@@ -319,14 +322,11 @@ static void timed_metric(mm_json_t *j, const char *name, const ca_trace_t *t,
     const char *why = NULL;
     if (rc != 0 || rc2 != 0 || base.rc != 0 || yours.rc != 0) {
         int err = rc2 && rc2 != -ECANCELED ? rc2 : yours.rc ? yours.rc : rc ? rc : base.rc;
-        snprintf(why_buf, sizeof why_buf, "%s failed: %s", rc2 || yours.rc ? "your allocator" :
-                 "the baseline", strerror(-err));
-        why = why_buf;
-    } else {
+        mm_bench_failf(j, name, "%s failed: %s", rc2 || yours.rc ? "your allocator" :
+                       "the baseline", strerror(-err));
+    } else if ((why = replay_checked(&yours.r, yours.a, your_dev, yours.begin, yours.end,
+                                     NULL))) {
         /* one more pass of the step, checked, so that speed cannot come from wrong answers */
-        why = replay_checked(&yours.r, yours.a, your_dev, yours.begin, yours.end, NULL);
-    }
-    if (why) {
         mm_bench_fail(j, name, why);
     } else {
         mm_bench_speedup(j, name, ratio, "raw calls", tb, ty, reps, "%s, %zu trace ops per step",
@@ -376,16 +376,15 @@ static double raw_over_bookkeeping(const ca_trace_t *t)
 /* alloc_free_speedup where the gate is open; *gate: its figure. */
 static void bench_timed(mm_json_t *j, const ca_trace_t *t, double *gate)
 {
-    char why[240];
     *gate = raw_over_bookkeeping(t);
+    if (*gate < 0) {
+        mm_bench_skip(j, "alloc_free_speedup", "could not time the device's raw calls");
+        return;
+    }
     if (*gate < RAW_OVER_BOOKKEEPING_MIN) {
-        if (*gate < 0)
-            snprintf(why, sizeof why, "could not time the device's raw calls");
-        else
-            snprintf(why, sizeof why, "this run could not show what caching saves: a raw call "
-                     "took only %.1fx as long as the device's bookkeeping alone (needs %dx; a "
-                     "slow or busy machine)", *gate, RAW_OVER_BOOKKEEPING_MIN);
-        mm_bench_skip(j, "alloc_free_speedup", why);
+        mm_bench_skipf(j, "alloc_free_speedup", "this run could not show what caching saves: a "
+                       "raw call took only %.1fx as long as the device's bookkeeping alone "
+                       "(needs %dx; a slow or busy machine)", *gate, RAW_OVER_BOOKKEEPING_MIN);
         return;
     }
     ca_simdev_config_t cfg = { DEVICE_BYTES, LATENCY_NS, 0 };
@@ -396,9 +395,8 @@ static void bench_timed(mm_json_t *j, const ca_trace_t *t, double *gate)
         ca_backend_t bb, by;
         ca_simdev_backend(db, &bb);
         ca_simdev_backend(dy, &by);
-        char what[64];
-        snprintf(what, sizeof what, "simulated device, %d us per raw call", LATENCY_NS / 1000);
-        timed_metric(j, "alloc_free_speedup", t, &bb, &by, dy, REPS, what);
+        timed_metric(j, "alloc_free_speedup", t, &bb, &by, dy, REPS,
+                     "simulated device, " NUMBER_TEXT(LATENCY_US) " us per raw call");
     }
     ca_simdev_destroy(db);
     ca_simdev_destroy(dy);
@@ -412,15 +410,14 @@ static const ca_model_t GPU_MODEL = { 6, 2, 256, 768, 12, 50257 };
 
 static void bench_cuda(mm_json_t *j)
 {
-    char why[200], msg[256];
+    char why[200];
     if (!ca_cuda_usable(why, sizeof why)) {
-        snprintf(msg, sizeof msg, "no usable CUDA device: %s", why);
-        mm_bench_skip(j, "cuda_alloc_free_speedup", msg);
+        mm_bench_skipf(j, "cuda_alloc_free_speedup", "no usable CUDA device: %s", why);
         return;
     }
     if (mm_cuda_backend(why, sizeof why)) { /* cudaMalloc's cost there is not a GPU's */
-        snprintf(msg, sizeof msg, "emulated CUDA device: timing is a model (%s)", why);
-        mm_bench_skip(j, "cuda_alloc_free_speedup", msg);
+        mm_bench_skipf(j, "cuda_alloc_free_speedup", "emulated CUDA device: timing is a model "
+                       "(%s)", why);
         return;
     }
     ca_trace_t t;
@@ -491,34 +488,29 @@ static void write_info(mm_json_t *j, const ca_trace_t *t, const replay_result_t 
 int main(void)
 {
     mm_json_t j;
-    mm_json_begin(&j, mm_bench_output());
-    mm_bench_begin(&j, "07");
+    mm_bench_open(&j, "07");
     ca_trace_t t;
     series_t s = { { NULL }, 0, 0 };
     replay_result_t res;
     memset(&res, 0, sizeof res);
-    const char *why = NULL;
-    char why_replay[sizeof why_buf];
     double gate = -1;
     if (ca_trace_transformer(&t, &CA_GPT2_SMALL, STEPS) != 0) {
-        why = "could not generate the trace";
-        mm_bench_fail(&j, "alloc_free_speedup", why);
+        snprintf(res.why, sizeof res.why, "could not generate the trace");
+        mm_bench_fail(&j, "alloc_free_speedup", res.why);
     } else {
-        why = replay_trace(&t, &s, &res);
-        if (why) /* keep it: the timed part reuses why_buf */
-            why = strcpy(why_replay, why);
+        replay_trace(&t, &s, &res);
         bench_timed(&j, &t, &gate);
     }
-    report_replay(&j, &t, why, &res);
+    report_replay(&j, &t, &res);
 #ifdef MM_HAVE_CUDA
     bench_cuda(&j);
 #else
     mm_bench_skip(&j, "cuda_alloc_free_speedup", CA_NO_CUDA_BUILD);
 #endif
     mm_bench_end_metrics(&j);
-    if (!why)
+    if (!res.why[0])
         write_series(&j, &s);
-    write_info(&j, &t, &res, !why, gate);
+    write_info(&j, &t, &res, !res.why[0], gate);
     for (int k = 0; k < 5; k++)
         free(s.v[k]);
     ca_trace_free(&t);
