@@ -23,6 +23,9 @@
 #define OBSERVABLE 0.5
 #define GATE_REPS 5
 
+static const char *const CONVERSIONS[] = { "f32_to_bf16_vs_memcpy", "f32_to_f16_vs_memcpy",
+                                           NULL };
+
 typedef int (*convert_fn)(const float *, uint16_t *, size_t);
 
 typedef struct {
@@ -147,13 +150,10 @@ static int gate_fired(mm_json_t *j, double scalar)
 {
     if (scalar > 0 && scalar <= OBSERVABLE)
         return 0;
-    char why[240];
-    snprintf(why, sizeof why, "this run cannot show vectorization: a scalar conversion, one call "
-             "per element, ran at %.2fx memcpy's speed (needs at most %.1fx); memory is too slow "
-             "next to the cores here, or the run was disturbed: rerun on an idle machine",
-             scalar, OBSERVABLE);
-    mm_bench_skip(j, "f32_to_bf16_vs_memcpy", why);
-    mm_bench_skip(j, "f32_to_f16_vs_memcpy", why);
+    mm_bench_skip_all(j, CONVERSIONS, "this run cannot show vectorization: a scalar conversion, "
+                      "one call per element, ran at %.2fx memcpy's speed (needs at most %.1fx); "
+                      "memory is too slow next to the cores here, or the run was disturbed: "
+                      "rerun on an idle machine", scalar, OBSERVABLE);
     return 1;
 }
 
@@ -162,24 +162,22 @@ static void bench_conversion(mm_json_t *j, conv_case_t *c, or_fmt_t fmt, const c
 {
     mm_bench_case_t base = { "memcpy", run_memcpy, c }, yours = { "yours", run_convert, c };
     double ratio, tb, ty;
-    char why[300], hw_text[100];
+    char hw_text[100];
     memset(c->out, 0, (size_t)N * sizeof *c->out);
     c->rc = 0;
     int timed = mm_bench_paired_ratio(&base, &yours, WARMUP, REPS, &ratio, &tb, &ty);
     long bad = c->rc || timed ? -2 : first_mismatch(c, fmt);
     if (bad == -2) {
-        snprintf(why, sizeof why, "the bulk conversion returned %d (%s)", c->rc, strerror(-c->rc));
-        mm_bench_fail(j, metric, why);
+        mm_bench_failf(j, metric, "the bulk conversion returned %d (%s)", c->rc,
+                       strerror(-c->rc));
     } else if (bad >= 0) {
-        snprintf(why, sizeof why, "bulk output differs from the scalar function at element %ld "
-                 "(input 0x%08x): 0x%04x", bad, or_bits(c->src[bad]), c->out[bad]);
-        mm_bench_fail(j, metric, why);
+        mm_bench_failf(j, metric, "bulk output differs from the scalar function at element %ld "
+                       "(input 0x%08x): 0x%04x", bad, or_bits(c->src[bad]), c->out[bad]);
     } else {
         bench_hardware(c, hw, hw_text, sizeof hw_text);
-        snprintf(why, sizeof why, "memcpy %.1f ms (%.1f GB/s), your %s %.1f ms%s; medians of %d "
-                 "rounds", tb * 1e3, 2 * 0x1p26 / tb / 1e9, fmt == OR_F16 ? "fp16" : "bf16",
-                 ty * 1e3, hw_text, REPS);
-        mm_bench_metric(j, metric, ratio, "x memcpy", why);
+        mm_bench_metricf(j, metric, ratio, "x memcpy", "memcpy %.1f ms (%.1f GB/s), your %s "
+                         "%.1f ms%s; medians of %d rounds", tb * 1e3, 2 * 0x1p26 / tb / 1e9,
+                         fmt == OR_F16 ? "fp16" : "bf16", ty * 1e3, hw_text, REPS);
     }
 }
 
@@ -216,11 +214,11 @@ static void bench_exact(mm_json_t *j, const float *gradients)
         make_tricky(in, gradients, EXACT_N);
         int f16 = exact_on(OR_F16, in, x, got, want, EXACT_N);
         int bf16 = exact_on(OR_BF16, in, x, got, want, EXACT_N);
-        char d[300];
-        snprintf(d, sizeof d, "bulk fp16 %s, bulk bf16 %s on %u inputs (ties, subnormals, "
-                 "overflow, NaNs, gradients); oracles: %s / %s", f16 ? "exact" : "NOT exact",
-                 bf16 ? "exact" : "NOT exact", EXACT_N, or_name(OR_F16, 1), or_name(OR_BF16, 1));
-        mm_bench_metric(j, "bulk_exact", f16 && bf16 ? 1.0 : 0.0, "", d);
+        mm_bench_metricf(j, "bulk_exact", f16 && bf16 ? 1.0 : 0.0, "", "bulk fp16 %s, bulk bf16 "
+                         "%s on %u inputs (ties, subnormals, overflow, NaNs, gradients); "
+                         "oracles: %s / %s", f16 ? "exact" : "NOT exact",
+                         bf16 ? "exact" : "NOT exact", EXACT_N, or_name(OR_F16, 1),
+                         or_name(OR_BF16, 1));
     }
     free(in), free(x), free(got), free(want);
 }
@@ -271,14 +269,13 @@ int main(void)
     hw16.convert = or_cpu_f16c() ? hw_f16_n : NULL;
     hwbf.convert = or_cpu_avx512bf16() ? hw_bf16_n : NULL;
 #endif
-    mm_json_begin(&j, mm_bench_output());
-    mm_bench_begin(&j, "08");
+    mm_bench_open(&j, "08");
     float *src = malloc((size_t)N * sizeof *src), *copy = malloc((size_t)N * sizeof *copy);
     uint16_t *out = malloc((size_t)N * sizeof *out);
     if (!src || !copy || !out) {
-        mm_bench_fail(&j, "f32_to_bf16_vs_memcpy", "out of memory");
-        mm_bench_fail(&j, "f32_to_f16_vs_memcpy", "out of memory");
-        mm_bench_fail(&j, "bulk_exact", "out of memory");
+        static const char *const all[] = { "f32_to_bf16_vs_memcpy", "f32_to_f16_vs_memcpy",
+                                           "bulk_exact", NULL };
+        mm_bench_fail_all(&j, all, "out of memory");
     } else {
         make_input(src, N);
         memset(copy, 0, (size_t)N * sizeof *copy); /* fault every page in before timing */
