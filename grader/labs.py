@@ -230,10 +230,10 @@ def slugs() -> list[str]:
 
 
 def select(lab_id: str | None) -> list[Lab]:
-    """All labs, or the one whose number is lab_id ("1", "01" or "lab01"). Raises LabError
-    listing the labs when there is no such lab."""
+    """All labs (lab_id empty or "all"), or the one whose number is lab_id ("1", "01" or "lab01").
+    Raises LabError listing the labs when there is no such lab."""
     all_slugs = slugs()
-    if not lab_id:
+    if not lab_id or lab_id == "all":
         return [load(s) for s in all_slugs]
     num = lab_id.removeprefix("lab").zfill(2)
     match = [s for s in all_slugs if s[3:5] == num]
