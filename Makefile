@@ -44,6 +44,8 @@ help:
 	@echo "                             into build/batch/summary.csv (benchmarks one at a time)"
 	@echo "  make gradescope [LAB=NN] [HIDDEN=dir] [SECRET_SEED=n]  Gradescope autograder zip"
 	@echo "  make grade HIDDEN=dir      add instructor-only tests (docs/instructor-guide.md)"
+	@echo "  make new-lab N=NN SLUG=topic [TITLE=...]  a new lab's scaffold: skeleton, one test, one metric,"
+	@echo "                             a naive variant, handout, hints, answers, slides (docs/instructor-guide.md)"
 	@echo "  make deps                  install the Debian packages mlmem needs (done automatically)"
 	@echo "  make clean                 remove build/"
 	@echo
@@ -111,10 +113,14 @@ test:
 	@$(DEPS_OK) && bash common/setup-deps.sh clang
 	@py=$$(common/find-python.sh) && cd grader/tests && $$py -m pytest -q -p no:cacheprovider
 
+new-lab:
+	@py=$$(common/find-python.sh) || { echo "mlmem: no Python 3.11+ found (install python3-pytest)" >&2; exit 1; }; \
+	  $$py -m grader.newlab --n "$(or $(N),$(error use: make new-lab N=NN SLUG=topic [TITLE="The title"]))" --slug "$(or $(SLUG),$(error use: make new-lab N=NN SLUG=topic [TITLE="The title"]))" $(if $(TITLE),--title "$(TITLE)")
+
 slides:
 	@bash slides/render.sh
 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: help deps numa-guest grade batch release gradescope calibrate hint handin plots hwinfo test slides clean
+.PHONY: help deps numa-guest grade batch release gradescope calibrate hint handin plots hwinfo test new-lab slides clean
