@@ -121,6 +121,9 @@ def create(n: str, slug: str, root: str = ROOT, title: str | None = None) -> lis
     root. Raises ConfigError, writing nothing, on a bad or taken number or slug, or a file that
     is there already."""
     num, slug = check(root, n, slug)
+    if title is not None and (not title.strip() or re.search(r'["\\\x00-\x1f]', title)):
+        raise ConfigError(f"bad title {title!r}: one line of text without '\"' or '\\' "
+                          "(it goes into lab.toml as it is)")
     out = files(names(num, slug, title))
     there = [p for p in out if os.path.exists(os.path.join(root, p))]
     if there:

@@ -142,6 +142,13 @@ def test_refused_with_a_clear_error_and_nothing_written(tree, n, slug, why):
     assert sorted(str(p) for p in tree.rglob("*")) == before
 
 
+@pytest.mark.parametrize("title", ['The "KV" cache', "two\nlines", " "])
+def test_a_title_toml_cannot_hold_is_refused(tree, title):
+    with pytest.raises(ConfigError, match="bad title"):
+        newlab.create("9", "topic", str(tree), title)
+    assert not (tree / "labs" / "lab09-topic").exists()
+
+
 def test_a_file_in_the_way_stops_it_before_writing(tree):
     (tree / "slides" / "figures").mkdir()
     (tree / "slides" / "figures" / "lab09-topic.svg").write_text("<svg/>")
