@@ -65,10 +65,12 @@ typedef struct {
     uint64_t slots_used;     /* tokens written in the used blocks, each physical slot once */
     uint64_t logical_blocks; /* sum over live sequences of their block-table lengths */
     uint64_t tokens;         /* sum over live sequences of their lengths */
-    uint64_t prefix_queries; /* full prompt blocks looked up by successful kv_seq_add calls */
-    uint64_t prefix_hits;    /* of those, blocks found in the cache (and shared) */
+    uint64_t prefix_queries; /* full prompt blocks looked up by successful kv_seq_add calls
+                                (stays 0 when prefix_caching is off: nothing is looked up) */
+    uint64_t prefix_hits;    /* of those, blocks found in the cache (and shared); 0 when off */
     uint64_t cow_copies;     /* blocks copied because a shared partial block was written */
-    uint64_t evictions;      /* registered blocks taken from the LRU list for new contents */
+    uint64_t evictions;      /* registered blocks taken from the LRU list for new contents
+                                (0 when prefix_caching is off: nothing is ever registered) */
 } kv_stats_t;
 
 /* Creates an empty cache: every block in the free queue (0 first), no sequence.
@@ -83,9 +85,11 @@ void kv_destroy(kv_cache_t *c);
  * leading ones found are shared (count + 1, taken out of the LRU list if their count was 0), the
  * lookup stopping at the first block not found, and prefix_queries grows by n / block_size,
  * prefix_hits by the blocks shared. The rest of the prompt is filled into new blocks, in order
- * (registering each that is full). n may be 0 (a sequence with an empty table).
+ * (registering each that is full). n may be 0 (a sequence with an empty table). Without prefix
+ * caching nothing is looked up: prefix_queries and prefix_hits stay 0.
  *   -EINVAL: c, id NULL; prompt NULL with n > 0; n > KV_MAX_SEQ_LEN
  *   -ENOSPC: KV_MAX_SEQS sequences are live
+ *   -ENOMEM: host memory for the new block table could not be allocated (nothing changed)
  *   -ENOMEM: fewer blocks in the free queue and the LRU list than kv_blocks_needed says */
 int kv_seq_add(kv_cache_t *c, const kv_token_t *prompt, uint32_t n, int32_t *id);
 
@@ -100,6 +104,8 @@ int64_t kv_blocks_needed(const kv_cache_t *c, const kv_token_t *prompt, uint32_t
  * (copy on write: cow_copies + 1, the old block's count - 1); the other sequences keep the old
  * one unchanged. A block that becomes full is registered (prefix caching; see the top).
  *   -EINVAL: c NULL; id not a live sequence; the sequence already has KV_MAX_SEQ_LEN tokens
+ *   -ENOMEM: a new block is needed (the length is a multiple of block_size) and host memory
+ *            for the longer block table could not be allocated (nothing changed)
  *   -ENOMEM: a block is needed and the free queue and the LRU list are both empty */
 int kv_append(kv_cache_t *c, int32_t id, kv_token_t t);
 
@@ -107,7 +113,8 @@ int kv_append(kv_cache_t *c, int32_t id, kv_token_t t);
  * use) to *child. It shares every block of the parent's table (each count + 1); no block is
  * taken or copied.
  *   -EINVAL: c, child NULL; parent not a live sequence
- *   -ENOSPC: KV_MAX_SEQS sequences are live */
+ *   -ENOSPC: KV_MAX_SEQS sequences are live
+ *   -ENOMEM: host memory for the child's block table could not be allocated (nothing changed) */
 int kv_fork(kv_cache_t *c, int32_t parent, int32_t *child);
 
 /* Ends sequence id: its blocks are released from its last logical block to its first (count - 1;

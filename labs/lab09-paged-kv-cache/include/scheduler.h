@@ -9,15 +9,19 @@
  *      running request admitted last, and try again; if the victim is the request being decoded,
  *      it stops there. A sample that has produced out_len[sample] tokens is freed at once
  *      (kv_seq_free); a request whose samples are all done is finished and leaves the running list.
+ *      (A request decoded earlier in the step is never a victim: victims were admitted later.)
  *   2. ADMIT. While the waiting queue is not empty, look at its head (no skipping): admit it if
- *      running sequences + its n <= max_seqs and kv_blocks_needed(its prompt) + the watermark <=
- *      free + cached blocks, where the watermark is KV_SCHED_WATERMARK_PCT percent of the cache's
- *      blocks, rounded down; else stop. Admitting: kv_seq_add(prompt) for sample 0, then
- *      kv_fork of it for samples 1 .. n-1 (in order); the request goes to the tail of the running
- *      list. Its first output token is decoded in the next step.
- * PREEMPT (recompute, as vLLM's default): free every live sequence of the victim, forget its
- * output so far, and put it at the HEAD of the waiting queue; admitted again, it starts over from
- * its prompt (and produces the same tokens: kv_gen_token decides them).
+ *      the live sequences of the running requests (kv_step_t.running_seqs: a finished sample was
+ *      freed and no longer counts) + its n <= max_seqs, and kv_blocks_needed(its prompt) + the
+ *      watermark <= free + cached blocks, where the watermark is KV_SCHED_WATERMARK_PCT percent
+ *      of the cache's blocks, rounded down; else stop. Admitting: kv_seq_add(prompt) for sample
+ *      0, then kv_fork of it for samples 1 .. n-1 (in order); the request goes to the tail of the
+ *      running list. Its first output token is decoded in the next step.
+ * PREEMPT (recompute, as vLLM's default): free every live sequence of the victim in sample order
+ * (sample 0 first, each by kv_seq_free: its last block first; the order decides which blocks
+ * reach the LRU list first), forget its output so far, and put it at the HEAD of the waiting
+ * queue, ahead of every request waiting there; admitted again, it starts over from its prompt
+ * (and produces the same tokens: kv_gen_token decides them).
  *
  * Contracts: the effect, then one "-EXXX: condition" per line. */
 #ifndef KV_SCHEDULER_H
@@ -50,7 +54,9 @@ typedef struct {
     uint32_t running_reqs, running_seqs;  /* after the step (sequences not yet freed) */
     uint32_t waiting;                     /* requests in the queue after the step */
     uint32_t admitted, preempted, finished; /* requests, during this step */
-    uint64_t decoded;                     /* tokens appended by step 1 */
+    uint64_t decoded;  /* tokens appended by step 1: every kv_append that succeeded, those of a
+                          request that then preempted itself in the same step (at a later
+                          sample) included, though they are dropped with it */
 } kv_step_t;
 
 typedef struct kv_sched kv_sched_t;
@@ -72,12 +78,15 @@ int kv_sched_submit(kv_sched_t *s, const kv_request_t *r);
 
 /* Runs one step (see the top) and fills *res (may be NULL).
  *   -EINVAL: s NULL
+ *   -ENOMEM: host memory for the scheduler's own lists: the step stopped before decoding
+ *            (nothing changed) or before admitting the queue's head (the decoding and the
+ *            admissions before it were done); *res is not filled; the scheduler can step again
  *   -EIO: the cache failed in a way the rules do not allow (an error other than -ENOMEM from
  *         kv_append, or any error from admitting a request the rules admitted); the state is
  *         then undefined */
 int kv_sched_step(kv_sched_t *s, kv_step_t *res);
 
-/* True when no request is waiting or running. */
+/* True (1) when no request is waiting or running, and for s NULL (nothing to do); else 0. */
 int kv_sched_idle(const kv_sched_t *s);
 
 #endif
