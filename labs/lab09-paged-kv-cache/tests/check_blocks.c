@@ -110,8 +110,10 @@ MM_TEST(test_out_of_blocks_changes_nothing)
     MM_ASSERT_ERR(kv_seq_add(c, p, 9, &id), -ENOMEM);
     ck_assert_msg(id == 77, "a failed kv_seq_add must leave *id untouched");
     kv_stats_t after = stats_of(c);
+    char diff[400];
     ck_assert_msg(stats_equal(&before, &after),
-                  "a failed kv_seq_add must change no statistic");
+                  "a failed kv_seq_add must change no statistic; changed: %s",
+                  stats_diff(&before, &after, diff, sizeof diff));
     append_all(c, a, p + 8, 4);
     TABLE(c, a, "12 tokens: three blocks", 0, 1, 2);
     MM_ASSERT_ERR(kv_append(c, a, 5), -ENOMEM);

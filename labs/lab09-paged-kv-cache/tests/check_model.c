@@ -88,11 +88,13 @@ static uint32_t make_prompt(const model_t *m, mm_rng_t *r, kv_token_t *p)
     return n;
 }
 
-/* One random operation on slot s (or t, for a fork); returns the call's result. */
-static int one_op(model_t *m, mm_rng_t *r, int s, int t)
+/* One random operation on slot s (or t, for a fork); returns the call's result and writes the
+ * call's name to *call. */
+static int one_op(model_t *m, mm_rng_t *r, int s, int t, const char **call)
 {
     int rc = 0;
     if (m->id[s] < 0 && m->id[t] >= 0 && mm_rng_range(r, 0, 1)) {
+        *call = "kv_fork";
         if ((rc = kv_fork(m->c, m->id[t], &m->id[s])) == 0) {
             m->len[s] = m->len[t];
             memcpy(m->tok[s], m->tok[t], m->len[t] * sizeof(kv_token_t));
@@ -100,15 +102,18 @@ static int one_op(model_t *m, mm_rng_t *r, int s, int t)
     } else if (m->id[s] < 0) {
         kv_token_t p[MAXLEN];
         uint32_t n = make_prompt(m, r, p);
+        *call = "kv_seq_add";
         if ((rc = kv_seq_add(m->c, p, n, &m->id[s])) == 0) {
             m->len[s] = n;
             memcpy(m->tok[s], p, n * sizeof *p);
         }
     } else if (mm_rng_range(r, 0, 7) == 0 || m->len[s] == MAXLEN) {
+        *call = "kv_seq_free";
         rc = kv_seq_free(m->c, m->id[s]);
         m->id[s] = -1;
     } else {
         kv_token_t tok = (kv_token_t)mm_rng_range(r, 0, 2);
+        *call = "kv_append";
         if ((rc = kv_append(m->c, m->id[s], tok)) == 0)
             m->tok[s][m->len[s]++] = tok;
     }
@@ -129,12 +134,18 @@ static void run_model(mm_rng_t *r, kv_hash_fn h, int ops)
         int s = (int)mm_rng_range(r, 0, SLOTS - 1), t = (int)mm_rng_range(r, 0, SLOTS - 1);
         kv_stats_t before = stats_of(m->c);
         int32_t was = m->id[s];
-        int rc = one_op(m, r, s, t);
-        MM_CHECK(rc == 0 || rc == -ENOMEM, "op %d: a call returned %d", op, rc);
+        const char *call = "?";
+        int rc = one_op(m, r, s, t, &call);
+        MM_CHECK(rc == 0 || rc == -ENOMEM, "op %d: %s returned %d (%s), expected 0 or -ENOMEM",
+                 op, call, rc, strerror(-rc));
         if (rc == -ENOMEM) {
             kv_stats_t after = stats_of(m->c);
-            MM_CHECK(stats_equal(&before, &after) && m->id[s] == was,
-                     "op %d: a call that failed with -ENOMEM changed the cache", op);
+            char diff[400];
+            MM_CHECK(stats_equal(&before, &after), "op %d: %s failed with -ENOMEM but changed "
+                     "the statistics: %s", op, call, stats_diff(&before, &after, diff,
+                                                                sizeof diff));
+            MM_CHECK(m->id[s] == was, "op %d: %s failed with -ENOMEM but wrote the id %d",
+                     op, call, m->id[s]);
         }
         if (m->id[s] >= 0)
             check_seq(m, s, op);

@@ -60,8 +60,12 @@ MM_TEST(test_prefix_lru_and_eviction)
     int32_t a = add_seq(c, p, 4), id = 9;
     MM_ASSERT_OK(kv_seq_free(c, a));
     expect_counts(c, 2, 2, 0, "a freed registered block goes to the LRU list, not the free queue");
-    ck_assert_msg(kv_blocks_needed(c, p, 4) == 2 && kv_blocks_needed(c, q, 2) == 1,
-                  "a cached block shared again still comes out of the LRU list: it counts");
+    int64_t need_p = kv_blocks_needed(c, p, 4), need_q = kv_blocks_needed(c, q, 2);
+    ck_assert_msg(need_p == 2 && need_q == 1,
+                  "a cached block shared again still comes out of the LRU list: it counts. "
+                  "kv_blocks_needed says %lld for {1 2 3 4} (its 2 blocks cached: 2 expected) and "
+                  "%lld for {5 6} (a new block: 1 expected)", (long long)need_p,
+                  (long long)need_q);
     int32_t b = add_seq(c, q, 2);
     TABLE(c, b, "the free queue is used before any cached block is evicted", 2);
     int32_t d = add_seq(c, r, 4);
@@ -71,8 +75,10 @@ MM_TEST(test_prefix_lru_and_eviction)
     kv_stats_t before = stats_of(c);
     MM_ASSERT_ERR(kv_seq_add(c, p, 4, &id), -ENOMEM); /* block 0 found, 1 evicted: needs 2 */
     kv_stats_t after = stats_of(c);
-    ck_assert_msg(id == 9 && stats_equal(&before, &after),
-                  "the failed kv_seq_add changed something");
+    char diff[400];
+    ck_assert_msg(stats_equal(&before, &after), "the failed kv_seq_add changed the "
+                  "statistics: %s", stats_diff(&before, &after, diff, sizeof diff));
+    ck_assert_msg(id == 9, "the failed kv_seq_add wrote the id %d", id);
     MM_ASSERT_OK(kv_seq_free(c, b)); /* block 2 (registered) to the LRU tail: LRU = 0 2 */
     int32_t e = add_seq(c, p, 4);
     TABLE(c, e, "block 0 revived from the LRU list, block 2 evicted for the rest", 0, 2);
@@ -87,8 +93,9 @@ MM_TEST(test_prefix_lru_and_eviction)
 MM_END_TEST
 
 /* The same scenario under two hashes: one that spreads and one under which everything
- * collides. Identities are compared exactly, so the tables must be the same. */
-static void collision_scenario(kv_hash_fn h, uint32_t tables[6][3], int64_t len[6])
+ * collides (hash_all_collide). Identities are compared exactly, so the tables must be the same. */
+static void collision_scenario(kv_hash_fn h, const char *hname, uint32_t tables[6][3],
+                               int64_t len[6])
 {
     kv_cache_t *c = open_cache(16, 2, true, h);
     static const kv_token_t pr[6][4] = { { 1, 2, 3, 4 }, { 1, 2, 9, 9 }, { 9, 9 },
@@ -97,11 +104,11 @@ static void collision_scenario(kv_hash_fn h, uint32_t tables[6][3], int64_t len[
     for (int k = 0; k < 6; k++) {
         int32_t id = add_seq(c, pr[k], n[k]);
         len[k] = kv_block_table(c, id, tables[k], 3);
-        expect_tokens(c, id, pr[k], n[k], "under colliding hashes");
+        expect_tokens(c, id, pr[k], n[k], hname);
     }
     kv_stats_t st = stats_of(c);
-    ck_assert_msg(st.prefix_hits == 4, "hits: 1 (1 2), 2 (1 2 3 4), 1 (9 9 as block 0): 4, got "
-                  "%llu", (unsigned long long)st.prefix_hits);
+    ck_assert_msg(st.prefix_hits == 4, "%s: hits: 1 (1 2), 2 (1 2 3 4), 1 (9 9 as block 0): 4, "
+                  "got %llu", hname, (unsigned long long)st.prefix_hits);
     kv_destroy(c);
 }
 
@@ -109,16 +116,22 @@ MM_TEST(test_prefix_collisions_compared_exactly)
 {
     uint32_t t1[6][3], t2[6][3];
     int64_t l1[6], l2[6];
-    collision_scenario(NULL, t1, l1);
-    collision_scenario(hash_all_collide, t2, l2);
-    static const uint32_t want[6][2] = { { 0, 1 }, { 0, 2 }, { 3, 0 }, { 0, 1 }, { 4, 0 },
-                                         { 3, 5 } };
-    for (int k = 0; k < 6; k++)
-        for (int64_t i = 0; i < l2[k]; i++)
-            MM_CHECK(l1[k] == l2[k] && t2[k][i] == want[k][i] && t1[k][i] == t2[k][i],
-                     "prompt %d, logical block %lld: physical %u with every hash colliding, %u "
-                     "with the default hash, expected %u", k, (long long)i, t2[k][i],
-                     t1[k][i], want[k][i]);
+    collision_scenario(NULL, "the default hash", t1, l1);
+    collision_scenario(hash_all_collide, "hash_all_collide (every block's hash is 42: every "
+                       "lookup must compare tokens and parent)", t2, l2);
+    static const uint32_t want[6][2] = { { 0, 1 }, { 0, 2 }, { 3 }, { 0, 1 }, { 4 }, { 3, 5 } };
+    static const int64_t want_len[6] = { 2, 2, 1, 2, 1, 2 };
+    for (int k = 0; k < 6; k++) {
+        MM_CHECK(l1[k] == want_len[k] && l2[k] == want_len[k], "prompt %d: a block table of "
+                 "%lld blocks under hash_all_collide (every hash colliding), %lld under the "
+                 "default hash, expected %lld", k, (long long)l2[k], (long long)l1[k],
+                 (long long)want_len[k]);
+        for (int i = 0; i < want_len[k]; i++)
+            MM_CHECK(t2[k][i] == want[k][i] && t1[k][i] == t2[k][i],
+                     "prompt %d, logical block %d: physical %u under hash_all_collide (every "
+                     "hash colliding), %u under the default hash, expected %u", k, i,
+                     t2[k][i], t1[k][i], want[k][i]);
+    }
 }
 MM_END_TEST
 
@@ -132,8 +145,14 @@ MM_TEST(test_prefix_off_never_shares)
     expect_counts(c, 6, 0, 2, "prefix caching off: freed blocks go to the free queue");
     kv_stats_t st = stats_of(c);
     ck_assert_msg(st.prefix_queries == 0 && st.prefix_hits == 0 && st.evictions == 0,
-                  "no lookups, no hits, no evictions without prefix caching");
-    ck_assert_msg(kv_blocks_needed(c, p, 4) == 2, "without prefix caching: every block needed");
+                  "no lookups, no hits, no evictions without prefix caching (prefix_queries "
+                  "stays 0): got prefix_queries %llu, prefix_hits %llu, evictions %llu",
+                  (unsigned long long)st.prefix_queries, (unsigned long long)st.prefix_hits,
+                  (unsigned long long)st.evictions);
+    int64_t need = kv_blocks_needed(c, p, 4);
+    ck_assert_msg(need == 2, "without prefix caching every block is needed: kv_blocks_needed "
+                  "of a 2-block prompt already in the cache says %lld, expected 2",
+                  (long long)need);
     kv_destroy(c);
 }
 MM_END_TEST
@@ -157,6 +176,36 @@ MM_TEST(test_full_block_by_append_is_registered)
     MM_ASSERT_OK(kv_seq_free(c, d)); /* block 2 is not registered: to the free queue */
     expect_counts(c, 14, 0, 2, "the duplicate block and b's partial block were never "
                   "registered: freed, they go to the free queue");
+    kv_destroy(c);
+}
+MM_END_TEST
+
+/* A registered block's parent is an identity, never a physical block number: evicting the
+ * parent frees its number for other contents, and a lookup that reaches the stale child through
+ * the new contents must miss. Every hash collides, so only the parent comparison can tell. */
+MM_TEST(test_prefix_stale_parent_never_matches)
+{
+    kv_cache_t *c = open_cache(4, 2, true, hash_all_collide);
+    kv_token_t x[2] = { 1, 2 }, w[2] = { 7, 7 }, z[2] = { 9, 9 }, zy[4] = { 9, 9, 3, 4 };
+    MM_ASSERT_OK(kv_seq_free(c, add_seq(c, x, 2))); /* X registered in block 0, then cached */
+    int32_t d = add_seq(c, x, 1);
+    append_all(c, d, (kv_token_t[]){ 2, 3, 4 }, 3); /* X again (a private copy), then Y */
+    TABLE(c, d, "X filled by kv_append (a duplicate of cached block 0), then Y after X", 1, 2);
+    int32_t e = add_seq(c, w, 2), f = add_seq(c, z, 2);
+    TABLE(c, f, "free queue empty: X (block 0) evicted, its number reused for Z", 0);
+    MM_ASSERT_OK(kv_seq_free(c, e)); /* W (block 3) to the LRU list */
+    int64_t need = kv_blocks_needed(c, zy, 4);
+    ck_assert_msg(need == 1, "Z Y: Z is found (block 0), but Y (block 2) was registered after X, "
+                  "whose block 0 was evicted: kv_blocks_needed must say 1 (Y new), got %lld",
+                  (long long)need);
+    int32_t g = add_seq(c, zy, 4);
+    TABLE(c, g, "Z Y: block 2's parent is X's identity, not Z's, though both were block 0", 0,
+          3);
+    kv_stats_t st = stats_of(c);
+    ck_assert_msg(kv_block_ref(c, 2) == 1 && st.prefix_hits == 1 && st.evictions == 2,
+                  "block 2 not shared (count %d, expected 1), 1 hit (got %llu), 2 evictions (X "
+                  "and W; got %llu)", kv_block_ref(c, 2), (unsigned long long)st.prefix_hits,
+                  (unsigned long long)st.evictions);
     kv_destroy(c);
 }
 MM_END_TEST

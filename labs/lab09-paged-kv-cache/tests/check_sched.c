@@ -2,6 +2,7 @@
  * budget and the watermark, decoding, preemption of the request admitted last, parallel
  * sampling, and random workloads that must run to completion. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include "scheduler.h"
 #include "support.h"
@@ -71,6 +72,7 @@ MM_TEST(test_sched_bad_args)
     MM_ASSERT_ERR(kv_sched_submit(NULL, &good), -EINVAL);
     MM_ASSERT_ERR(kv_sched_submit(s, NULL), -EINVAL);
     MM_ASSERT_ERR(kv_sched_step(NULL, NULL), -EINVAL);
+    ck_assert_msg(kv_sched_idle(NULL), "kv_sched_idle(NULL): true (no scheduler, nothing to do)");
     ck_assert_msg(kv_sched_idle(s), "nothing accepted: idle");
     MM_ASSERT_OK(kv_sched_submit(s, &good));
     ck_assert_msg(!kv_sched_idle(s), "a waiting request: not idle");
@@ -196,6 +198,35 @@ MM_TEST(test_sched_preempts_itself)
 }
 MM_END_TEST
 
+/* A preempted request goes back to the HEAD of the waiting queue, ahead of one already waiting. */
+MM_TEST(test_sched_requeues_preempted_at_head)
+{
+    kv_cache_t *c = open_cache(3, 4, false, NULL);
+    kv_sched_t *s = open_sched(c, 64);
+    kv_token_t pa[4], pb[4], pc[8];
+    iota(pa, 4, 10);
+    iota(pb, 4, 20);
+    iota(pc, 8, 30);
+    kv_request_t r[3] = { req(0, 1, pa, 4, 4), req(1, 1, pb, 4, 4), req(2, 1, pc, 8, 1) };
+    for (int k = 0; k < 3; k++)
+        MM_ASSERT_OK(kv_sched_submit(s, &r[k]));
+    expect_step(step(s), 2, 0, 0, 0, 2, 1,
+                "step 1: A and B take a block each; C needs 2 of the 1 left and waits");
+    expect_step(step(s), 1, 1, 0, 1, 2, 1,
+                "step 2: A takes the last block; B needs one and preempts itself; B goes back "
+                "to the queue's HEAD, ahead of C, and is admitted into its freed block (C, "
+                "needing 2 blocks, still waits)");
+    expect_tokens(c, 1, pb, 4, "seq 1 after step 2: B again, from its prompt");
+    int steps = 2;
+    uint32_t finished = 0;
+    while (!kv_sched_idle(s) && steps++ < 50)
+        finished += step(s).finished;
+    ck_assert_msg(finished == 3, "all three finish (got %u in %d steps)", finished, steps);
+    kv_sched_destroy(s);
+    kv_destroy(c);
+}
+MM_END_TEST
+
 MM_TEST(test_sched_parallel_sampling_shares_prompt)
 {
     kv_cache_t *c = open_cache(64, 4, false, NULL);
@@ -224,6 +255,27 @@ MM_TEST(test_sched_parallel_sampling_shares_prompt)
 }
 MM_END_TEST
 
+/* For a failure message: the cache's free and cached blocks, and the most blocks any of the n
+ * requests' prompts needs now (kv_blocks_needed), and whose. Returns buf. */
+static const char *cache_room(const kv_cache_t *c, const kv_request_t *r, int n, char *buf,
+                              size_t cap)
+{
+    int64_t most = -1;
+    int which = -1;
+    for (int k = 0; k < n; k++) {
+        int64_t need = kv_blocks_needed(c, r[k].prompt, r[k].prompt_len);
+        if (need > most) {
+            most = need;
+            which = k;
+        }
+    }
+    kv_stats_t cs = stats_of(c);
+    snprintf(buf, cap, "the cache has %u free + %u cached blocks of %u; any prompt of this test "
+             "needs at most %lld of them now (kv_blocks_needed of request %d's)",
+             cs.free_blocks, cs.cached_blocks, cs.num_blocks, (long long)most, which);
+    return buf;
+}
+
 /* Random requests (shared prefixes, n up to 4) on a small cache: every request finishes, the
  * cache ends empty, and decoding does exactly the work asked plus what preemption repeats. */
 MM_TEST(test_sched_random_runs_to_completion)
@@ -249,6 +301,7 @@ MM_TEST(test_sched_random_runs_to_completion)
         arrive[k] = at += (uint32_t)mm_rng_range(&rng, 0, 3);
     }
     int next = 0, steps = 0;
+    char room[300];
     while (next < NREQ || !kv_sched_idle(s)) {
         while (next < NREQ && arrive[next] <= (uint32_t)steps) {
             int rc = kv_sched_submit(s, &r[next++]);
@@ -260,7 +313,14 @@ MM_TEST(test_sched_random_runs_to_completion)
         decoded += st.decoded;
         finished += st.finished;
         preempted += st.preempted;
-        MM_CHECK(++steps < 100000, "the workload did not finish in 100000 steps");
+        MM_CHECK(++steps < 100000, "the workload did not finish in 100000 steps. After the last "
+                 "step: %u requests waiting, %u running (%u sequences, max_seqs 16); it "
+                 "admitted %u, preempted %u, decoded %llu; %llu of %d requests finished; %s; "
+                 "the watermark is 0 and n <= 4: with nothing running, the queue's head always "
+                 "fits",
+                 st.waiting, st.running_reqs, st.running_seqs, st.admitted, st.preempted,
+                 (unsigned long long)st.decoded, (unsigned long long)finished, NREQ,
+                 cache_room(c, r, NREQ, room, sizeof room));
     }
     ck_assert_msg(finished == NREQ, "%llu requests finished of %d", (unsigned long long)finished,
                   NREQ);

@@ -39,6 +39,30 @@ bool stats_equal(const kv_stats_t *a, const kv_stats_t *b)
            a->evictions == b->evictions;
 }
 
+const char *stats_diff(const kv_stats_t *before, const kv_stats_t *after, char *buf, size_t cap)
+{
+#define KV_FIELD(f) { #f, before->f, after->f }
+    const struct {
+        const char *name;
+        uint64_t was, is;
+    } f[] = { KV_FIELD(num_blocks), KV_FIELD(block_size), KV_FIELD(free_blocks),
+              KV_FIELD(cached_blocks), KV_FIELD(used_blocks), KV_FIELD(shared_blocks),
+              KV_FIELD(seqs), KV_FIELD(slots_reserved), KV_FIELD(slots_used),
+              KV_FIELD(logical_blocks), KV_FIELD(tokens), KV_FIELD(prefix_queries),
+              KV_FIELD(prefix_hits), KV_FIELD(cow_copies), KV_FIELD(evictions) };
+#undef KV_FIELD
+    size_t used = 0;
+    snprintf(buf, cap, "nothing");
+    for (size_t i = 0; i < sizeof f / sizeof f[0] && used + 1 < cap; i++)
+        if (f[i].was != f[i].is) {
+            int w = snprintf(buf + used, cap - used, "%s%s %llu -> %llu", used ? ", " : "",
+                             f[i].name, (unsigned long long)f[i].was,
+                             (unsigned long long)f[i].is);
+            used += w > 0 ? (size_t)w : 0;
+        }
+    return buf;
+}
+
 int32_t add_seq(kv_cache_t *c, const kv_token_t *prompt, uint32_t n)
 {
     int32_t id = -1;

@@ -3,6 +3,7 @@
 #ifndef KV_SUPPORT_H
 #define KV_SUPPORT_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "kvcache.h"
 #include "mm_check.h"
@@ -13,6 +14,9 @@ kv_cache_t *open_cache(uint32_t num_blocks, uint32_t block_size, bool prefix, kv
 kv_stats_t stats_of(const kv_cache_t *c);
 /* True when every field of a and b is equal (not memcmp: the struct may have padding). */
 bool stats_equal(const kv_stats_t *a, const kv_stats_t *b);
+/* Writes to buf the fields that differ, "name before -> after" each ("nothing" if none), for a
+ * message; returns buf. */
+const char *stats_diff(const kv_stats_t *before, const kv_stats_t *after, char *buf, size_t cap);
 /* kv_seq_add / kv_fork that must succeed; return the new id. */
 int32_t add_seq(kv_cache_t *c, const kv_token_t *prompt, uint32_t n);
 int32_t fork_seq(kv_cache_t *c, int32_t parent);
