@@ -3,8 +3,10 @@
  * whole context, as servers did before paging), on the same memory budget. Prints one JSON
  * object: peak concurrent sequences against the contiguous allocator, KV memory wasted, the
  * prefix-cache hit rate and the blocks parallel sampling saves by sharing. Every figure is a
- * count: the same on any machine. */
+ * count: the same on any machine. Each trace is replayed on its own: one that fails (an error,
+ * a scheduler that never finishes) fails only the metrics that use it, with its own reason. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +24,18 @@
 #define MAX_STEPS 200000
 #define SAMPLE_EVERY 16 /* steps between two points of the plotted series */
 
+/* What one trace's replay measured; err is NULL when the trace ran to its end, else why it did
+ * not (then none of its figures is reported). */
 typedef struct {
+    const char *err;
+    char why[400];
     uint64_t steps, peak_seqs, preempted, decoded;
     double reserved, used;        /* token slots, summed over steps */
     double physical, logical;     /* blocks in use / in the tables, summed over steps */
     uint64_t queries, hits, evictions, cow_copies;
+    uint64_t peak_step;           /* the first step that reached peak_seqs, and after it: */
+    uint32_t peak_waiting;        /* requests in the waiting queue */
+    uint32_t peak_room;           /* free + cached blocks */
 } run_t;
 
 typedef struct {
@@ -52,80 +61,118 @@ static int series_add(series_t *s, const double x[6])
     return 0;
 }
 
-static char why[300];
+/* Marks the run failed with a reason (printf's format); returns -1. */
+static int fail(run_t *run, const char *fmt, ...) MM_BENCH_PRINTF(2, 3);
+static int fail(run_t *run, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(run->why, sizeof run->why, fmt, ap);
+    va_end(ap);
+    run->err = run->why;
+    return -1;
+}
 
-/* Replays t through your scheduler on a fresh cache. Returns NULL or what went wrong. */
-static const char *replay(const kv_trace_t *t, run_t *run, series_t *ser)
+/* Adds one step's figures (r: what kv_sched_step said, st: the cache after it) to the run. */
+static int account(run_t *run, series_t *ser, const kv_step_t *r, const kv_stats_t *st)
+{
+    run->preempted += r->preempted;
+    run->decoded += r->decoded;
+    if (r->running_seqs > run->peak_seqs) {
+        run->peak_seqs = r->running_seqs;
+        run->peak_step = run->steps;
+        run->peak_waiting = r->waiting;
+        run->peak_room = st->free_blocks + st->cached_blocks;
+    }
+    run->reserved += (double)st->slots_reserved;
+    run->used += (double)st->slots_used;
+    run->physical += st->used_blocks;
+    run->logical += (double)st->logical_blocks;
+    if (run->steps % SAMPLE_EVERY == 0 &&
+        series_add(ser, (double[6]){ (double)run->steps, st->used_blocks, st->shared_blocks,
+                                     st->cached_blocks, st->free_blocks,
+                                     (double)(st->slots_reserved - st->slots_used) }))
+        return -ENOMEM;
+    return 0;
+}
+
+/* Submits the requests that have arrived, runs one step and accounts for it. Returns 0, or -1
+ * with run->err set. */
+static int one_step(const kv_trace_t *t, kv_cache_t *c, kv_sched_t *s, size_t *next,
+                    run_t *run, series_t *ser, kv_step_t *r, size_t *finished)
+{
+    kv_stats_t st;
+    int rc;
+    while (*next < t->n && t->arrival[*next] <= run->steps)
+        if ((rc = kv_sched_submit(s, &t->req[(*next)++])))
+            return fail(run, "trace %s: kv_sched_submit refused request %zu of the trace (%d, "
+                        "%s) at step %llu", t->name, *next - 1, rc, strerror(-rc),
+                        (unsigned long long)run->steps);
+    if ((rc = kv_sched_step(s, r)))
+        return fail(run, "trace %s: kv_sched_step failed (%d, %s) at step %llu", t->name, rc,
+                    strerror(-rc), (unsigned long long)run->steps);
+    if ((rc = kv_get_stats(c, &st)))
+        return fail(run, "trace %s: kv_get_stats failed (%d, %s) at step %llu", t->name, rc,
+                    strerror(-rc), (unsigned long long)run->steps);
+    *finished += r->finished;
+    if (account(run, ser, r, &st))
+        return fail(run, "trace %s: out of host memory for the series", t->name);
+    if (++run->steps >= MAX_STEPS)
+        return fail(run, "trace %s did not finish in %d scheduler steps (after the last: %u "
+                    "requests waiting, %u running with %u sequences, %u free + %u cached "
+                    "blocks of %d)", t->name, MAX_STEPS, r->waiting, r->running_reqs,
+                    r->running_seqs, st.free_blocks, st.cached_blocks, NUM_BLOCKS);
+    return 0;
+}
+
+/* After the last step: every request finished, nothing left in the cache; the prefix figures. */
+static void check_end(const kv_trace_t *t, const kv_cache_t *c, size_t finished, run_t *run)
+{
+    kv_stats_t st;
+    int rc;
+    if (finished != t->n) {
+        fail(run, "trace %s: %zu requests finished of %zu", t->name, finished, t->n);
+    } else if ((rc = kv_get_stats(c, &st))) {
+        fail(run, "trace %s: kv_get_stats failed (%d, %s) at the end", t->name, rc,
+             strerror(-rc));
+    } else if (st.used_blocks || st.seqs) {
+        fail(run, "trace %s: %u blocks and %u sequences still in use at the end", t->name,
+             st.used_blocks, st.seqs);
+    } else {
+        run->queries = st.prefix_queries;
+        run->hits = st.prefix_hits;
+        run->evictions = st.evictions;
+        run->cow_copies = st.cow_copies;
+    }
+}
+
+/* Replays t through your scheduler on a fresh cache; run->err says why if it could not. */
+static void replay(const kv_trace_t *t, run_t *run, series_t *ser)
 {
     kv_cache_t *c = NULL;
     kv_sched_t *s = NULL;
     kv_config_t cfg = { NUM_BLOCKS, BLOCK_SIZE, true, NULL };
     kv_sched_config_t sc = { MAX_SEQS };
-    kv_stats_t st;
     int rc;
     memset(run, 0, sizeof *run);
     if ((rc = kv_create(&c, &cfg)) || !c) {
-        snprintf(why, sizeof why, "kv_create returned %d (%s)", rc, strerror(-rc));
-        return why;
+        fail(run, "trace %s: kv_create returned %d (%s)", t->name, rc, strerror(-rc));
+        return;
     }
     if ((rc = kv_sched_create(&s, c, &sc)) || !s) {
-        snprintf(why, sizeof why, "kv_sched_create returned %d (%s)", rc, strerror(-rc));
+        fail(run, "trace %s: kv_sched_create returned %d (%s)", t->name, rc, strerror(-rc));
         kv_destroy(c);
-        return why;
+        return;
     }
-    const char *err = NULL;
     size_t next = 0, finished = 0;
-    while (!err && (next < t->n || !kv_sched_idle(s))) {
-        while (!err && next < t->n && t->arrival[next] <= run->steps)
-            if ((rc = kv_sched_submit(s, &t->req[next++])))
-                err = "kv_sched_submit refused a request of the trace";
-        kv_step_t r;
-        if (!err && (rc = kv_sched_step(s, &r)))
-            err = "kv_sched_step failed";
-        if (!err && (rc = kv_get_stats(c, &st)))
-            err = "kv_get_stats failed";
-        if (err) {
-            snprintf(why, sizeof why, "%s (%d, %s) at step %llu of trace %s", err, rc,
-                     strerror(-rc), (unsigned long long)run->steps, t->name);
-            err = why;
-            break;
-        }
-        finished += r.finished;
-        run->preempted += r.preempted;
-        run->decoded += r.decoded;
-        run->peak_seqs = r.running_seqs > run->peak_seqs ? r.running_seqs : run->peak_seqs;
-        run->reserved += (double)st.slots_reserved;
-        run->used += (double)st.slots_used;
-        run->physical += st.used_blocks;
-        run->logical += (double)st.logical_blocks;
-        if (ser && run->steps % SAMPLE_EVERY == 0 &&
-            series_add(ser, (double[6]){ (double)run->steps, st.used_blocks, st.shared_blocks,
-                                         st.cached_blocks, st.free_blocks,
-                                         (double)(st.slots_reserved - st.slots_used) }))
-            err = "out of host memory for the series";
-        if (++run->steps >= MAX_STEPS) {
-            snprintf(why, sizeof why, "trace %s did not finish in %d scheduler steps", t->name,
-                     MAX_STEPS);
-            err = why;
-        }
-    }
-    if (!err && finished != t->n) {
-        snprintf(why, sizeof why, "trace %s: %zu requests finished of %zu", t->name, finished,
-                 t->n);
-        err = why;
-    }
-    if (!err && !kv_get_stats(c, &st) && (st.used_blocks || st.seqs)) {
-        snprintf(why, sizeof why, "trace %s: %u blocks still in use at the end", t->name,
-                 st.used_blocks);
-        err = why;
-    }
-    run->queries = st.prefix_queries;
-    run->hits = st.prefix_hits;
-    run->evictions = st.evictions;
-    run->cow_copies = st.cow_copies;
+    kv_step_t r;
+    while ((next < t->n || !kv_sched_idle(s)) &&
+           one_step(t, c, s, &next, run, ser, &r, &finished) == 0)
+        ;
+    if (!run->err)
+        check_end(t, c, finished, run);
     kv_sched_destroy(s);
     kv_destroy(c);
-    return err;
 }
 
 /* ---- the contiguous allocator: each sequence reserves MAX_LEN slots when admitted ---------- */
@@ -160,13 +207,18 @@ static uint32_t contig_decode(const kv_trace_t *t, contig_req_t *run, size_t *nr
     return done;
 }
 
+/* Replays t through the contiguous allocator; run->err says why if it could not. */
 static void contiguous(const kv_trace_t *t, run_t *run)
 {
     contig_req_t *live = calloc(t->n + 1, sizeof *live);
     size_t nrun = 0, next = 0, head = 0;
     uint64_t seqs = 0, used, budget = (uint64_t)NUM_BLOCKS * BLOCK_SIZE;
     memset(run, 0, sizeof *run);
-    while (live && (head < t->n || nrun > 0) && run->steps < MAX_STEPS) {
+    if (!live) {
+        fail(run, "trace %s: out of host memory for the contiguous allocator", t->name);
+        return;
+    }
+    while ((head < t->n || nrun > 0) && run->steps < MAX_STEPS) {
         seqs -= contig_decode(t, live, &nrun, &used);
         while (next < t->n && t->arrival[next] <= run->steps)
             next++; /* submitted: waiting in [head, next) */
@@ -186,6 +238,9 @@ static void contiguous(const kv_trace_t *t, run_t *run)
         run->logical += (double)seqs;
         run->steps++;
     }
+    if (head < t->n || nrun > 0)
+        fail(run, "trace %s: the contiguous allocator did not finish in %d steps", t->name,
+             MAX_STEPS);
     free(live);
 }
 
@@ -199,8 +254,34 @@ static double pct(double part, double whole)
     return whole > 0 ? 100.0 * part / whole : 0;
 }
 
-static void report(mm_json_t *j, const run_t yours[KV_NTRACES], const run_t base[KV_NTRACES])
+/* Why the traces `mask` names (bit k: trace k) could not be measured, for a failed metric;
+ * NULL when they all were. */
+static const char *why_not(const run_t runs[KV_NTRACES], unsigned mask, char *buf, size_t cap)
 {
+    size_t used = 0;
+    for (int k = 0; k < KV_NTRACES; k++)
+        if ((mask >> k & 1u) && runs[k].err && used + 1 < cap) {
+            int w = snprintf(buf + used, cap - used, "%s%s", used ? "; " : "", runs[k].err);
+            used += w > 0 ? (size_t)w : 0;
+        }
+    return used ? buf : NULL;
+}
+
+/* concurrency_gain (mix) and kv_waste_pct (all three traces). */
+static void report_memory(mm_json_t *j, const run_t yours[KV_NTRACES],
+                          const run_t base[KV_NTRACES])
+{
+    char buf[1300];
+    const char *err = why_not(yours, 4u, buf, sizeof buf);
+    if (err || (err = why_not(base, 4u, buf, sizeof buf)))
+        mm_bench_fail(j, METRICS[0], err);
+    else
+        mm_bench_metricf(j, METRICS[0], base[2].peak_seqs ? (double)yours[2].peak_seqs /
+                         (double)base[2].peak_seqs : 0, "x", "mix trace: %llu sequences at "
+                         "once at the peak, the contiguous allocator %llu (same %d-token budget, "
+                         "%d reserved per sequence)", (unsigned long long)yours[2].peak_seqs,
+                         (unsigned long long)base[2].peak_seqs, NUM_BLOCKS * BLOCK_SIZE,
+                         MAX_LEN);
     double res = 0, used = 0, bres = 0, bused = 0;
     for (int k = 0; k < KV_NTRACES; k++) {
         res += yours[k].reserved;
@@ -208,77 +289,118 @@ static void report(mm_json_t *j, const run_t yours[KV_NTRACES], const run_t base
         bres += base[k].reserved;
         bused += base[k].used;
     }
-    mm_bench_metricf(j, METRICS[0], base[2].peak_seqs ? (double)yours[2].peak_seqs /
-                     (double)base[2].peak_seqs : 0, "x", "mix trace: %llu sequences at once at "
-                     "the peak, the contiguous allocator %llu (same %d-token budget, %d reserved "
-                     "per sequence)", (unsigned long long)yours[2].peak_seqs,
-                     (unsigned long long)base[2].peak_seqs, NUM_BLOCKS * BLOCK_SIZE, MAX_LEN);
-    mm_bench_metricf(j, METRICS[1], pct(res - used, res), "%", "reserved but unused token "
-                     "slots, all three traces, every step; the contiguous allocator wastes %.1f%%",
-                     pct(bres - bused, bres));
-    mm_bench_metricf(j, METRICS[2], pct((double)yours[0].hits, (double)yours[0].queries), "%",
-                     "chat trace: %llu of %llu full prompt blocks found in the cache",
-                     (unsigned long long)yours[0].hits, (unsigned long long)yours[0].queries);
-    mm_bench_metricf(j, METRICS[3], 100.0 - pct(yours[1].physical, yours[1].logical), "%",
-                     "parallel trace (n = 4): blocks in use vs blocks in the tables, summed over "
-                     "%llu steps", (unsigned long long)yours[1].steps);
+    if ((err = why_not(yours, 7u, buf, sizeof buf)) || (err = why_not(base, 7u, buf, sizeof buf)))
+        mm_bench_fail(j, METRICS[1], err);
+    else
+        mm_bench_metricf(j, METRICS[1], pct(res - used, res), "%", "reserved but unused token "
+                         "slots, all three traces, every step; the contiguous allocator wastes "
+                         "%.1f%%", pct(bres - bused, bres));
 }
 
-static void write_series(mm_json_t *j, const series_t *chat, const series_t *mix)
+/* prefix_hit_rate (chat) and sharing_saved_pct (parallel). */
+static void report_sharing(mm_json_t *j, const run_t yours[KV_NTRACES])
+{
+    if (yours[0].err)
+        mm_bench_fail(j, METRICS[2], yours[0].err);
+    else
+        mm_bench_metricf(j, METRICS[2], pct((double)yours[0].hits, (double)yours[0].queries),
+                         "%", "chat trace: %llu of %llu full prompt blocks found in the cache",
+                         (unsigned long long)yours[0].hits, (unsigned long long)yours[0].queries);
+    if (yours[1].err)
+        mm_bench_fail(j, METRICS[3], yours[1].err);
+    else
+        mm_bench_metricf(j, METRICS[3], 100.0 - pct(yours[1].physical, yours[1].logical), "%",
+                         "parallel trace (n = 4): blocks in use vs blocks in the tables, summed "
+                         "over %llu steps", (unsigned long long)yours[1].steps);
+}
+
+/* The series of the traces that ran to their end (none if neither did). */
+static void write_series(mm_json_t *j, const series_t *chat, const series_t *mix,
+                         const run_t yours[KV_NTRACES])
 {
     static const char *const KEYS[5] = { "step", "used_blocks", "shared_blocks",
                                          "cached_blocks", "free_blocks" };
+    if (yours[0].err && yours[2].err)
+        return;
     mm_json_object(j, "series");
-    mm_json_object(j, "chat_blocks");
-    for (int k = 0; k < 5; k++)
-        mm_json_nums(j, KEYS[k], chat->v[k], chat->n);
-    mm_json_close(j, '}');
-    mm_json_object(j, "mix_unused_slots");
-    mm_json_nums(j, "step", mix->v[0], mix->n);
-    mm_json_nums(j, "unused_slots", mix->v[5], mix->n);
-    mm_json_close(j, '}');
+    if (!yours[0].err) {
+        mm_json_object(j, "chat_blocks");
+        for (int k = 0; k < 5; k++)
+            mm_json_nums(j, KEYS[k], chat->v[k], chat->n);
+        mm_json_close(j, '}');
+    }
+    if (!yours[2].err) {
+        mm_json_object(j, "mix_unused_slots");
+        mm_json_nums(j, "step", mix->v[0], mix->n);
+        mm_json_nums(j, "unused_slots", mix->v[5], mix->n);
+        mm_json_close(j, '}');
+    }
     mm_json_close(j, '}');
 }
 
-/* The tokens the trace asks to decode (every sample's output). */
-static uint64_t output_tokens(const kv_trace_t *t)
+/* The trace's tokens: prompts (each request once), full prompt blocks (what its first
+ * admissions look up), outputs (every sample's). */
+static void trace_sizes(const kv_trace_t *t, uint64_t *prompt, uint64_t *blocks, uint64_t *out)
 {
-    uint64_t sum = 0;
-    for (size_t i = 0; i < t->n; i++)
+    *prompt = *blocks = *out = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        *prompt += t->req[i].prompt_len;
+        *blocks += t->req[i].prompt_len / BLOCK_SIZE;
         for (uint32_t k = 0; k < t->req[i].n; k++)
-            sum += t->req[i].out_len[k];
-    return sum;
+            *out += t->req[i].out_len[k];
+    }
 }
 
+/* Your figures on one trace that ran to its end. */
+static void write_yours(mm_json_t *j, const kv_trace_t *t, const run_t *y)
+{
+    uint64_t prompt, blocks, out;
+    trace_sizes(t, &prompt, &blocks, &out);
+    mm_json_int(j, "steps", (long long)y->steps);
+    mm_json_int(j, "peak_seqs", (long long)y->peak_seqs);
+    mm_json_int(j, "peak_step", (long long)y->peak_step);
+    mm_json_int(j, "waiting_at_peak", (long long)y->peak_waiting);
+    mm_json_int(j, "free_cached_blocks_at_peak", (long long)y->peak_room);
+    mm_json_int(j, "preemptions", (long long)y->preempted);
+    mm_json_int(j, "prompt_tokens", (long long)prompt);
+    mm_json_int(j, "output_tokens", (long long)out);
+    mm_json_int(j, "decoded_tokens", (long long)y->decoded);
+    mm_json_int(j, "prefix_queries", (long long)y->queries);
+    mm_json_int(j, "prefix_hits", (long long)y->hits);
+    mm_json_int(j, "readmitted_prompt_blocks", (long long)y->queries - (long long)blocks);
+    mm_json_int(j, "evictions", (long long)y->evictions);
+    mm_json_int(j, "cow_copies", (long long)y->cow_copies);
+    mm_json_num(j, "waste_pct", pct(y->reserved - y->used, y->reserved));
+    mm_json_num(j, "prefix_hit_pct", pct((double)y->hits, (double)y->queries));
+    mm_json_num(j, "saved_by_sharing_pct", 100.0 - pct(y->physical, y->logical));
+}
+
+/* What each trace is and what was measured on it; a trace that did not run to its end says
+ * why instead of its figures. */
 static void write_info(mm_json_t *j, const kv_trace_t *t, const run_t *yours,
-                       const run_t *base, int ok)
+                       const run_t *base)
 {
     mm_json_object(j, "info");
     mm_json_str(j, "budget", "1024 blocks of 16 tokens = 16384 tokens (8 GiB of Llama-2-7B "
                 "fp16 KV cache); contiguous: 4096 tokens reserved per sequence; max_seqs 256");
     for (int k = 0; k < KV_NTRACES; k++) {
-        mm_json_object(j, t[k].name ? t[k].name : kv_trace_name((unsigned)k));
-        mm_json_str(j, "about", t[k].about);
-        mm_json_int(j, "requests", (long long)t[k].n);
-        if (ok) {
-            mm_json_int(j, "steps", (long long)yours[k].steps);
-            mm_json_int(j, "peak_seqs", (long long)yours[k].peak_seqs);
-            mm_json_int(j, "preemptions", (long long)yours[k].preempted);
-            mm_json_int(j, "output_tokens", (long long)output_tokens(&t[k]));
-            mm_json_int(j, "decoded_tokens", (long long)yours[k].decoded);
-            mm_json_int(j, "evictions", (long long)yours[k].evictions);
-            mm_json_int(j, "cow_copies", (long long)yours[k].cow_copies);
-            mm_json_num(j, "waste_pct", pct(yours[k].reserved - yours[k].used,
-                                            yours[k].reserved));
-            mm_json_num(j, "prefix_hit_pct", pct((double)yours[k].hits,
-                                                 (double)yours[k].queries));
-            mm_json_num(j, "saved_by_sharing_pct", 100.0 - pct(yours[k].physical,
-                                                               yours[k].logical));
+        mm_json_object(j, kv_trace_name((unsigned)k));
+        if (t[k].req) {
+            mm_json_str(j, "about", t[k].about);
+            mm_json_int(j, "requests", (long long)t[k].n);
         }
-        mm_json_int(j, "contiguous_steps", (long long)base[k].steps);
-        mm_json_int(j, "contiguous_peak_seqs", (long long)base[k].peak_seqs);
-        mm_json_num(j, "contiguous_waste_pct", pct(base[k].reserved - base[k].used,
-                                                   base[k].reserved));
+        if (yours[k].err)
+            mm_json_str(j, "not_measured", yours[k].err);
+        else
+            write_yours(j, &t[k], &yours[k]);
+        if (base[k].err) {
+            mm_json_str(j, "contiguous_not_measured", base[k].err);
+        } else {
+            mm_json_int(j, "contiguous_steps", (long long)base[k].steps);
+            mm_json_int(j, "contiguous_peak_seqs", (long long)base[k].peak_seqs);
+            mm_json_num(j, "contiguous_waste_pct", pct(base[k].reserved - base[k].used,
+                                                       base[k].reserved));
+        }
         mm_json_close(j, '}');
     }
     mm_json_end(j);
@@ -291,27 +413,26 @@ int main(void)
     kv_trace_t t[KV_NTRACES];
     run_t yours[KV_NTRACES], base[KV_NTRACES];
     series_t ser[KV_NTRACES];
-    const char *err = NULL;
     memset(t, 0, sizeof t);
     memset(ser, 0, sizeof ser);
-    memset(yours, 0, sizeof yours);
-    for (unsigned k = 0; k < KV_NTRACES && !err; k++) {
-        if (kv_trace_load(k, &t[k])) {
-            snprintf(why, sizeof why, "could not load trace %s", kv_trace_name(k));
-            err = why;
-            break;
+    for (unsigned k = 0; k < KV_NTRACES; k++) { /* each trace on its own: one failing fails */
+        int rc = kv_trace_load(k, &t[k]);      /* only the metrics that use it */
+        if (rc) {
+            memset(&yours[k], 0, sizeof yours[k]);
+            memset(&base[k], 0, sizeof base[k]);
+            fail(&yours[k], "could not load trace %s (%d, %s)", kv_trace_name(k), rc,
+                 strerror(-rc));
+            fail(&base[k], "could not load trace %s", kv_trace_name(k));
+            continue;
         }
         contiguous(&t[k], &base[k]);
-        err = replay(&t[k], &yours[k], &ser[k]);
+        replay(&t[k], &yours[k], &ser[k]);
     }
-    if (err)
-        mm_bench_fail_all(&j, METRICS, "%s", err);
-    else
-        report(&j, yours, base);
+    report_memory(&j, yours, base);
+    report_sharing(&j, yours);
     mm_bench_end_metrics(&j);
-    if (!err)
-        write_series(&j, &ser[0], &ser[2]);
-    write_info(&j, t, yours, base, !err);
+    write_series(&j, &ser[0], &ser[2], yours);
+    write_info(&j, t, yours, base);
     for (int k = 0; k < KV_NTRACES; k++) {
         for (int m = 0; m < 6; m++)
             free(ser[k].v[m]);
