@@ -6,6 +6,7 @@
  * FMA peak, and your roofline's prediction for each kernel beside its measured time. */
 #include <errno.h>
 #include <math.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernels.h"
@@ -15,12 +16,17 @@
 #include "mm_rng.h"
 #include "mm_timer.h"
 #include "roofline.h"
+#include "verify.h"
 
 #define ROUNDS 7
 #define COLS 4096 /* a softmax / LayerNorm row, and a GEMV row: a hidden size (16 KiB) */
 #define DIM 64    /* an embedding row: 256 B */
 #define BAG 32    /* indices per bag */
 #define GATE_MIN 0.5
+#define SLACK 16  /* each call starts a random 0..SLACK rows (bags) in: no two calls see the same
+                     input at the same address, so an output kept from an earlier call is wrong */
+#define CHECKS 4  /* rows (bags) of each call's output checked by the benchmark */
+#define MAX_CPU_OVER_WALL 1.5
 
 enum { K_GEMV, K_SOFTMAX, K_LAYERNORM, K_GATHER, NKERNELS };
 
@@ -37,26 +43,48 @@ typedef struct {
     double flops, bytes;       /* the benchmark's own count (roofline.h's rules) */
     double frac[ROUNDS], secs[ROUNDS];
     int rc;
+    char why[200];             /* a failure that is not an error code: wrong output, threads */
 } kernel_t;
 
 static const char *const METRICS[] = { "gemv_vs_triad", "softmax_vs_triad",
                                        "layernorm_vs_triad", NULL };
 
-static int run_kernel(int k, const bufs_t *s)
+/* Kernel k over the rows (bags) off .. off + used - 1 of the inputs; the output always at a. */
+static int run_kernel(int k, const bufs_t *s, size_t off)
 {
-    size_t rows = s->n / COLS;
+    size_t rows = s->n / COLS - SLACK;
+    const float *x = s->b + off * COLS;
     switch (k) {
-    case K_GEMV: return rl_gemv(s->b, rows, COLS, s->x, s->a);
-    case K_SOFTMAX: return rl_softmax(s->b, rows, COLS, s->a);
-    case K_LAYERNORM: return rl_layernorm(s->b, rows, COLS, s->gamma, s->beta, 1e-5f, s->a);
-    default: return rl_embedding_bag(s->b, s->n / DIM, DIM, s->idx, s->bags, BAG, s->a);
+    case K_GEMV: return rl_gemv(x, rows, COLS, s->x, s->a);
+    case K_SOFTMAX: return rl_softmax(x, rows, COLS, s->a);
+    case K_LAYERNORM: return rl_layernorm(x, rows, COLS, s->gamma, s->beta, 1e-5f, s->a);
+    default:
+        return rl_embedding_bag(s->b, s->n / DIM, DIM, s->idx + off * BAG, s->bags - SLACK, BAG,
+                                s->a);
+    }
+}
+
+/* The benchmark's spot check of kernel k's last output: 0, or the failing row (bag) + 1. */
+static size_t verify(int k, const bufs_t *s, size_t off, mm_rng_t *r, double *got, double *want)
+{
+    size_t rows = s->n / COLS - SLACK;
+    const float *x = s->b + off * COLS;
+    switch (k) {
+    case K_GEMV: return vf_gemv(x, rows, COLS, s->x, s->a, r, CHECKS, got, want);
+    case K_SOFTMAX: return vf_softmax(x, rows, COLS, s->a, r, CHECKS, got, want);
+    case K_LAYERNORM:
+        return vf_layernorm(x, rows, COLS, s->gamma, s->beta, 1e-5f, s->a, r, CHECKS, got, want);
+    default:
+        return vf_embedding_bag(s->b, DIM, s->idx + off * BAG, s->bags - SLACK, BAG, s->a, r,
+                                CHECKS, got, want);
     }
 }
 
 /* The four kernels with the benchmark's own counts (the contract's rules). */
 static void describe(kernel_t *k, const bufs_t *s)
 {
-    double rows = (double)(s->n / COLS), rc = rows * COLS, look = (double)s->bags * BAG;
+    double rows = (double)(s->n / COLS - SLACK), rc = rows * COLS;
+    double bags = (double)(s->bags - SLACK), look = bags * BAG;
     k[K_GEMV] = (kernel_t){ .name = "gemv", .metric = "gemv_vs_triad", .flops = 2 * rc,
                             .bytes = 4 * (rc + COLS + rows) };
     k[K_SOFTMAX] = (kernel_t){ .name = "softmax", .metric = "softmax_vs_triad",
@@ -64,7 +92,7 @@ static void describe(kernel_t *k, const bufs_t *s)
     k[K_LAYERNORM] = (kernel_t){ .name = "layernorm", .metric = "layernorm_vs_triad",
                                  .flops = 7 * rc + 7 * rows, .bytes = 4 * (2 * rc + 2 * COLS) };
     k[K_GATHER] = (kernel_t){ .name = "embedding_bag", .flops = look * DIM,
-                              .bytes = 4 * (look + look * DIM + (double)s->bags * DIM) };
+                              .bytes = 4 * (look + look * DIM + bags * DIM) };
 }
 
 static int setup(bufs_t *s)
@@ -127,22 +155,57 @@ static double gate_probe(const bufs_t *s)
     return mm_median(f, 3);
 }
 
-/* ROUNDS rounds; in each, a triad then each kernel, triad again before the next. */
-static void measure(kernel_t *k, const bufs_t *s)
+static double cpu_now(void)
 {
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* One timed call of kernel k at a random offset, checked afterwards; *secs its wall time.
+ * Returns 0, or -1 with k->rc or k->why saying what went wrong. */
+static int timed_call(kernel_t *k, int i, const bufs_t *s, mm_rng_t *r, double *secs)
+{
+    size_t off = (size_t)mm_rng_range(r, 0, SLACK);
+    double got = 0, want = 0, cpu0 = cpu_now();
+    uint64_t t0 = mm_now_ns();
+    k->rc = run_kernel(i, s, off);
+    *secs = mm_elapsed_s(t0);
+    double cpu = cpu_now() - cpu0;
+    if (k->rc != 0)
+        return -1;
+    size_t bad = verify(i, s, off, r, &got, &want);
+    if (bad)
+        snprintf(k->why, sizeof k->why, "rl_%s's output is wrong at row %zu: %.6g, expected "
+                 "%.6g (the benchmark checks a few rows of every call)", k->name, bad - 1 + off,
+                 got, want);
+    else if (cpu > MAX_CPU_OVER_WALL * *secs)
+        snprintf(k->why, sizeof k->why, "rl_%s used %.1f cores (CPU time over wall time): the "
+                 "contract is one thread, measured against one core's triad", k->name,
+                 cpu / *secs);
+    return k->why[0] ? -1 : 0;
+}
+
+/* ROUNDS rounds; in each, a triad then each kernel, triad again before the next. */
+static void measure(kernel_t *k, const bufs_t *s, mm_rng_t *r)
+{
+    double secs;
     for (int i = 0; i < NKERNELS; i++)
-        if ((k[i].rc = run_kernel(i, s)) != 0) /* also the warm-up */
-            k[i].frac[0] = -1;
-    for (int r = 0; r < ROUNDS; r++)
+        (void)timed_call(&k[i], i, s, r, &secs); /* the warm-up */
+    for (int round = 0; round < ROUNDS; round++)
         for (int i = 0; i < NKERNELS; i++) {
-            if (k[i].rc != 0)
+            if (k[i].rc != 0 || k[i].why[0])
                 continue;
             double tri = triad_bps(s);
-            uint64_t t0 = mm_now_ns();
-            k[i].rc = run_kernel(i, s);
-            k[i].secs[r] = mm_elapsed_s(t0);
-            k[i].frac[r] = k[i].bytes / k[i].secs[r] / tri;
+            if (timed_call(&k[i], i, s, r, &k[i].secs[round]) == 0)
+                k[i].frac[round] = k[i].bytes / k[i].secs[round] / tri;
         }
+}
+
+/* Whether kernel k has a figure to report: it ran, returned 0 and passed its checks. */
+static int measured(const kernel_t *k)
+{
+    return k->rc == 0 && !k->why[0];
 }
 
 static double median_of(const double *v)
@@ -166,6 +229,10 @@ static void report_metrics(mm_json_t *j, kernel_t *k, double gate, double tri_gb
         if (k[i].rc != 0) {
             mm_bench_failf(j, k[i].metric, "rl_%s returned %d (%s)", k[i].name, k[i].rc,
                            strerror(k[i].rc < 0 ? -k[i].rc : EINVAL));
+            continue;
+        }
+        if (k[i].why[0]) {
+            mm_bench_fail(j, k[i].metric, k[i].why);
             continue;
         }
         double f = median_of(k[i].frac), t = median_of(k[i].secs);
@@ -194,17 +261,19 @@ static void stream_rates(const bufs_t *s, double gbs[4])
 static void report_predictions(mm_json_t *j, const kernel_t *k, const bufs_t *s,
                                const rl_roof_t *roof)
 {
-    size_t rows = s->n / COLS;
+    size_t rows = s->n / COLS - SLACK;
     rl_cost_t c[NKERNELS];
     int rc[NKERNELS] = { rl_cost_gemv(rows, COLS, &c[K_GEMV]),
                          rl_cost_softmax(rows, COLS, &c[K_SOFTMAX]),
                          rl_cost_layernorm(rows, COLS, &c[K_LAYERNORM]),
-                         rl_cost_embedding_bag(s->bags, BAG, DIM, &c[K_GATHER]) };
+                         rl_cost_embedding_bag(s->bags - SLACK, BAG, DIM, &c[K_GATHER]) };
     for (int i = 0; i < NKERNELS; i++) {
         double ns = 0, fpb = 0;
         mm_json_object(j, k[i].name);
         mm_json_num(j, "intensity_flop_per_byte", k[i].flops / k[i].bytes);
-        if (k[i].rc == 0) {
+        if (k[i].why[0])
+            mm_json_str(j, "failed", k[i].why);
+        if (measured(&k[i])) {
             double t = median_of(k[i].secs);
             mm_json_num(j, "measured_ms", t * 1e3);
             mm_json_num(j, "vs_triad", median_of(k[i].frac));
@@ -233,7 +302,7 @@ static void report_series(mm_json_t *j, const kernel_t *k, const rl_roof_t *roof
     }
     size_t nk = 0;
     for (int i = 0; i < NKERNELS; i++)
-        if (k[i].rc == 0) {
+        if (measured(&k[i])) {
             which[nk] = i;
             kx[nk] = k[i].flops / k[i].bytes;
             ky[nk++] = k[i].flops / median_of(k[i].secs) / 1e9;
@@ -287,11 +356,12 @@ int main(void)
         return 0;
     }
     describe(k, &s);
+    mm_rng_t r = mm_rng_new(mm_now_ns()); /* which rows are checked: not known in advance */
     stream_rates(&s, gbs);
     rl_roof_t roof = { ms_fma_gflops(5), gbs[RL_TRIAD] };
     double gate = gate_probe(&s);
     if (gate >= GATE_MIN)
-        measure(k, &s);
+        measure(k, &s, &r);
     report_metrics(&j, k, gate, gbs[RL_TRIAD]);
     mm_bench_end_metrics(&j);
     if (gate >= GATE_MIN)

@@ -4,8 +4,9 @@
  * Shapes are row-major: element (i, j) of an r x c matrix is at m[i * c + j]. Outputs never
  * overlap inputs. Results are checked against a double-precision oracle to a relative error of
  * about 1e-4, so any order of adding is fine: that freedom is what lets a compiler (or you) use
- * several accumulators and SIMD lanes. Contracts: the effect, then one "-EXXX: condition" per
- * line; a call that fails writes nothing. */
+ * several accumulators and SIMD lanes. Each kernel runs on the calling thread alone: the benchmark
+ * compares it with one core's bandwidth, and fails a kernel that uses more cores. Contracts: the
+ * effect, then one "-EXXX: condition" per line; a call that fails writes nothing. */
 #ifndef RL_KERNELS_H
 #define RL_KERNELS_H
 #include <stddef.h>
