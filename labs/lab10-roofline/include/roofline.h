@@ -11,8 +11,8 @@
  *     fused multiply-add counts 2.
  * A cost whose bytes or FLOPs do not fit in uint64_t is refused with -EOVERFLOW.
  *
- * Contracts follow the project's style: the effect, then one "-EXXX: condition" per line. A call
- * that fails leaves its outputs as they were. */
+ * Contracts follow the project's style: the effect, then one "-EXXX: condition" per line; where
+ * several apply, -EINVAL is the one returned. A call that fails leaves its outputs as they were. */
 #ifndef RL_ROOFLINE_H
 #define RL_ROOFLINE_H
 #include <stddef.h>
@@ -48,7 +48,8 @@ int rl_cost_softmax(size_t rows, size_t cols, rl_cost_t *c);
  * floats: per element an add (the sum), a multiply and an add (the sum of squares), a subtract
  * (the mean), a multiply (by 1 / std), a multiply (gamma) and an add (beta): 7; per row 7 (mean
  * = sum / cols; var = sumsq / cols - mean * mean: a divide, a multiply, a subtract; + eps; sqrt;
- * 1 / std). Bytes: x, y, gamma and beta.
+ * 1 / std). Bytes: x, y, gamma and beta. (The count is nominal, for the one-pass formula: how
+ * rl_layernorm computes the variance does not change it.)
  *   -EINVAL: c is NULL, or rows or cols is 0.
  *   -EOVERFLOW: a count does not fit. */
 int rl_cost_layernorm(size_t rows, size_t cols, rl_cost_t *c);
@@ -96,8 +97,8 @@ typedef struct {
 } rl_stream_row_t;
 
 /* STREAM's summary of `ntimes` passes that each moved `bytes`: the first pass is not counted
- * (it warms the caches and the page tables); avg, min and max are over secs[1 .. ntimes-1], and
- * the best rate comes from the minimum time.
+ * (it warms the caches and the page tables) nor checked; avg, min and max are over
+ * secs[1 .. ntimes-1], and the best rate comes from the minimum time.
  *   -EINVAL: secs or row is NULL, ntimes < 2, bytes is 0, or a counted time is not finite and
  *            > 0. */
 int rl_stream_summary(const double *secs, int ntimes, uint64_t bytes, rl_stream_row_t *row);
