@@ -15,6 +15,10 @@ CPPFLAGS = -MMD -MP -D_GNU_SOURCE
 LDLIBS  := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc) -lnuma -lm
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
+# MM_NATIVE: -march=native where the compiler knows it (a lab built for the CPU it runs on, as
+# performance courses do: labs 08 and 10 add it in their lab.mk), else empty.
+MM_NATIVE := $(shell $(CC) -march=native -x c -S -o /dev/null /dev/null 2>/dev/null && echo -march=native)
+
 SAN_asan := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_ubsan := -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_tsan := -fsanitize=thread -fno-omit-frame-pointer

@@ -82,7 +82,8 @@ LAB_KEYS = ("title", "editable", "threaded")
 TEST_KEYS = ("name", "points")
 METRIC_KEYS = ("name", "title", "points", "zero", "full", "unit", "requires", "vs_reference")
 LIMIT_KEYS = ("test_timeout_s", "bench_timeout_s", "address_space_mb")
-PLOT_KEYS = ("series", "x", "y", "labels", "title", "xlabel", "ylabel", "logx", "logy", "hline")
+PLOT_KEYS = ("series", "x", "y", "labels", "title", "xlabel", "ylabel", "logx", "logy", "hline",
+             "points", "point_labels")
 # Hardware a metric (or a whole lab) can require, as grader/hw.py's unmet() checks it.
 REQUIREMENTS = {"cores": int, "numa_nodes": int, "cuda": bool}
 
@@ -147,6 +148,8 @@ def _plot(p: dict, where: str) -> dict:
         config.get(p, key, bool, where, None)
     config.get(p, "labels", list, where, None)
     config.get(p, "hline", float, where, None)
+    config.get(p, "points", str, where, None)
+    config.get(p, "point_labels", list, where, None)
     return p
 
 

@@ -1,7 +1,9 @@
 """`make plots`: runs each lab's benchmark built from the student's tree and draws the series it
-reports (lab.toml [[plots]]: series, x, y, title, xlabel, ylabel, logx, logy, hline) as PNGs in
-build/plots/. `y` names one column of the series, or a list of columns drawn as labelled lines
-on one plot (`labels`, optional, names them)."""
+reports (lab.toml [[plots]]: series, x, y, title, xlabel, ylabel, logx, logy, hline, points,
+point_labels) as PNGs in build/plots/. `y` names one column of the series, or a list of columns
+drawn as labelled lines on one plot (`labels`, optional, names them). `points` names a second
+series with the same x and y columns, drawn over the lines as labelled points (a roofline and
+the kernels on it): its column `which` indexes `point_labels`."""
 from __future__ import annotations
 
 import os
@@ -12,7 +14,17 @@ from .labs import ROOT, Lab
 PLOTS_DIR = os.path.join(ROOT, "build", "plots")
 
 
-def draw(spec: dict, series: dict, path: str):
+def draw_points(ax, spec: dict, pts: dict):
+    """The `points` series over the lines: one marker each, named by point_labels[which]."""
+    names = spec.get("point_labels", [])
+    for k, (x, y) in enumerate(zip(pts[spec["x"]], pts[spec["y"]])):
+        which = int(pts["which"][k]) if "which" in pts else k
+        name = names[which] if 0 <= which < len(names) else f"point {which}"
+        ax.plot([x], [y], marker="o", linestyle="none", label=name)
+    ax.legend()
+
+
+def draw(spec: dict, series: dict, path: str, points: dict | None = None):
     import matplotlib
     import matplotlib.ticker
     matplotlib.use("Agg")
@@ -22,10 +34,12 @@ def draw(spec: dict, series: dict, path: str):
     labels = spec.get("labels", ys)
     many = len(ys) > 1
     for y, label in zip(ys, labels):
-        ax.plot(series[spec["x"]], series[y], marker=None if many else "o",
-                label=label if many else None)
+        ax.plot(series[spec["x"]], series[y], marker=None if many or points else "o",
+                label=label if many or points else None)
     if many:
         ax.legend()
+    if points:
+        draw_points(ax, spec, points)
     if spec.get("logx"):
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
@@ -59,7 +73,8 @@ def plot_lab(lab: Lab, submission: str) -> list[str]:
             continue
         os.makedirs(PLOTS_DIR, exist_ok=True)
         path = os.path.join(PLOTS_DIR, f"lab{lab.id}-{spec['series']}.png")
-        draw(spec, series, path)
+        points = ((report or {}).get("series") or {}).get(spec.get("points", ""))
+        draw(spec, series, path, points)
         written.append(path)
     return written
 

@@ -739,6 +739,92 @@ def lab09_block_tables():
     write("lab09-block-tables.svg", W, H, p, "Paged KV cache: block tables, fork, copy on "
           "write, prefix sharing")
 
+
+# ---------------------------------------------------------------- lab 10
+
+# labs/lab10-roofline/README.md, sections 2.3-2.6 and the calibration: one core of the 2-vCPU AMD
+# EPYC guest (Zen 4). The roofs: the benchmark's FMA peak and the STREAM triad on that core; the
+# lower roof: one dependent chain of float adds (a dot product, 2 FLOPs per 3-cycle add).
+LAB10_PEAK, LAB10_TRIAD, LAB10_CHAIN = 118.0, 26.8, 2.5      # GFLOP/s, GB/s, GFLOP/s
+LAB10_KERNELS = [("GEMV", 0.50, 9.2), ("softmax", 0.625, 9.4), ("LayerNorm", 0.875, 11.7),
+                 ("embedding bag", 0.24, 1.4)]               # (name, FLOP/byte, GFLOP/s)
+LAB10_VARIANTS = [("GEMV, one chain", 0.50, 2.6), ("GEMV, textbook", 0.50, 0.27)]
+
+
+def lab10_roofline():
+    """One core's roofline, log-log, with the reference's four kernels and two naive GEMVs."""
+    W, H = 1100, 560
+    L, R, T, B = 100, 1060, 58, 470
+    xmin, xmax = math.log2(1 / 32.0), math.log2(64.0)
+    ymin, ymax = math.log10(0.1), math.log10(400.0)
+
+    def X(fpb):
+        return L + (math.log2(fpb) - xmin) / (xmax - xmin) * (R - L)
+
+    def Y(gflops):
+        return B - (math.log10(gflops) - ymin) / (ymax - ymin) * (B - T)
+
+    ridge = LAB10_PEAK / LAB10_TRIAD
+    p = [text(W / 2, 28, "One core's roofline: FMA peak %g GFLOP/s, STREAM triad %g GB/s "
+              "(2-vCPU AMD EPYC guest)" % (LAB10_PEAK, LAB10_TRIAD), 20, "middle",
+              weight="bold")]
+    p.append(rect(L, T, X(ridge) - L, B - T, fill=BLUE_L, stroke="none", opacity=0.35))
+    p.append(rect(X(ridge), T, R - X(ridge), B - T, fill=ORANGE_L, stroke="none", opacity=0.35))
+    p.append(text(L + 12, T + 22, "memory-bound", 15, weight="bold", fill=BLUE))
+    p.append(text(R - 12, T + 22, "compute-bound", 15, "end", weight="bold", fill=ORANGE))
+    for g in (0.1, 0.3, 1, 3, 10, 30, 100, 300):
+        p.append(line(L, Y(g), R, Y(g), stroke="#bbbbbb", sw=0.6))
+        p.append(text(L - 8, Y(g) + 5, "%g" % g, 14, "end"))
+    for e in range(-5, 7):
+        fpb = 2.0 ** e
+        p.append(line(X(fpb), B, X(fpb), B + 5, stroke=INK))
+        p.append(text(X(fpb), B + 22, "1/%d" % 2 ** -e if e < 0 else "%d" % fpb, 13, "middle"))
+    p.append(line(L, B, R, B, sw=1.5))
+    p.append(line(L, T, L, B, sw=1.5))
+    p.append(text((L + R) / 2, B + 48, "arithmetic intensity: FLOPs per byte of compulsory "
+                  "traffic (log scale)", 15, "middle"))
+    p.append(text(28, (T + B) / 2, "GFLOP/s (log scale)", 15, "middle",
+                  transform="rotate(-90 28 %d)" % ((T + B) / 2)))
+    # the roofs
+    x0 = 2.0 ** xmin
+    p.append(path("M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f" % (X(x0), Y(LAB10_TRIAD * x0), X(ridge),
+                  Y(LAB10_PEAK), R, Y(LAB10_PEAK)), stroke=INK, sw=3.5))
+    p.append(text(X(0.09), Y(LAB10_TRIAD * 0.09) - 16, "triad × intensity", 15, "middle",
+                  weight="bold", transform="rotate(-%.1f %.1f %.1f)" % (
+                      math.degrees(math.atan2(Y(1) - Y(10), X(10 / LAB10_TRIAD) -
+                                              X(1 / LAB10_TRIAD))),
+                      X(0.09), Y(LAB10_TRIAD * 0.09) - 16)))
+    p.append(text(R - 10, Y(LAB10_PEAK) - 10, "FMA peak %g GFLOP/s (all SIMD lanes, "
+                  "independent chains)" % LAB10_PEAK, 14, "end", weight="bold"))
+    p.append(line(X(ridge), Y(LAB10_PEAK), X(ridge), B, stroke=GREY, dash="5,4"))
+    p.append(text(X(ridge) + 6, Y(0.15), "ridge %.1f FLOP/byte" % ridge, 14, fill=GREY,
+                  weight="bold"))
+    xc = LAB10_CHAIN / LAB10_TRIAD
+    p.append(line(X(xc), Y(LAB10_CHAIN), R, Y(LAB10_CHAIN), stroke=RED, sw=2.5, dash="8,5"))
+    p.append(text(R - 10, Y(LAB10_CHAIN) - 9, "one dependent chain of adds (no SIMD, no ILP): "
+                  "≈ %g GFLOP/s" % LAB10_CHAIN, 14, "end", fill=RED, weight="bold"))
+    # the kernels: the reference (filled), two naive GEMVs (hollow); a dashed gap to the roof
+    place = {"GEMV": (-14, -12, "end"), "softmax": (0, 26, "middle"),
+             "LayerNorm": (10, -10, "start"), "embedding bag": (10, 18, "start"),
+             "GEMV, one chain": (-14, -10, "end"), "GEMV, textbook": (-14, 5, "end")}
+    for name, fpb, g in LAB10_KERNELS:
+        p.append(line(X(fpb), Y(g), X(fpb), Y(LAB10_TRIAD * fpb), stroke=BLUE, sw=1.2,
+                      dash="3,3"))
+    for name, fpb, g in LAB10_KERNELS:
+        dx, dy, anchor = place[name]
+        p.append(circle(X(fpb), Y(g), 7, fill=BLUE, stroke="white", sw=1.5))
+        p.append(text(X(fpb) + dx, Y(g) + dy, "%s %g" % (name, g), 14, anchor, fill=BLUE,
+                      weight="bold"))
+    for name, fpb, g in LAB10_VARIANTS:
+        dx, dy, anchor = place[name]
+        p.append(circle(X(fpb), Y(g), 6, fill="white", stroke=RED, sw=2.5))
+        p.append(text(X(fpb) + dx, Y(g) + dy, "%s %g" % (name, g), 14, anchor, fill=RED))
+    p.append(text(W / 2, H - 12, "Points: GFLOP/s reached (benchmark's FLOP count ÷ median "
+                  "time, 128 MiB arrays). Blue: the reference; red: naive GEMVs. Dashed: the "
+                  "gap to the memory roof.", 13, "middle", fill=GREY))
+    write("lab10-roofline.svg", W, H, p, "Roofline of one core with the lab's four kernels")
+
+
 def main():
     lab01_mesi_pingpong()
     lab01_padded_vs_packed()
@@ -751,6 +837,7 @@ def main():
     lab07_segments()
     lab08_formats()
     lab09_block_tables()
+    lab10_roofline()
 
 
 if __name__ == "__main__":

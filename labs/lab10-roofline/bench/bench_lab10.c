@@ -1,0 +1,373 @@
+/* Lab 10 benchmark: your kernels against the memory roof of the same run. Every round times the
+ * benchmark's own STREAM triad on one pinned core and, right after it, one of your kernels on
+ * the same core over arrays 4 x the last-level cache; a kernel's figure is its compulsory bytes
+ * per second (counted by the benchmark, not by your rl_cost_*) as a fraction of the triad's. The
+ * median over rounds is scored (lab.toml). Also reported, not scored: STREAM's four rates, the
+ * FMA peak, and your roofline's prediction for each kernel beside its measured time. */
+#include <errno.h>
+#include <math.h>
+#include <time.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernels.h"
+#include "measure.h"
+#include "mm_bench.h"
+#include "mm_hw.h"
+#include "mm_rng.h"
+#include "mm_timer.h"
+#include "roofline.h"
+#include "verify.h"
+
+#define ROUNDS 7
+#define COLS 4096 /* a softmax / LayerNorm row, and a GEMV row: a hidden size (16 KiB) */
+#define DIM 64    /* an embedding row: 256 B */
+#define BAG 32    /* indices per bag */
+#define GATE_MIN 0.5
+#define SLACK 16  /* each call starts a random 0..SLACK rows (bags) in: no two calls see the same
+                     input at the same address, so an output kept from an earlier call is wrong */
+#define CHECKS 4  /* rows (bags) of each call's output checked by the benchmark */
+#define MAX_CPU_OVER_WALL 1.5
+
+enum { K_GEMV, K_SOFTMAX, K_LAYERNORM, K_GATHER, NKERNELS };
+
+typedef struct {
+    float *a, *b, *c;  /* STREAM's arrays; the kernels read b and write a */
+    size_t n;          /* floats per array */
+    float *x, *gamma, *beta; /* COLS floats each */
+    int32_t *idx;      /* the gather's indices */
+    size_t bags;
+} bufs_t;
+
+typedef struct {
+    const char *name, *metric; /* metric NULL: reported, not scored */
+    double flops, bytes;       /* the benchmark's own count (roofline.h's rules) */
+    double frac[ROUNDS], secs[ROUNDS];
+    int rc;
+    char why[200];             /* a failure that is not an error code: wrong output, threads */
+} kernel_t;
+
+static const char *const METRICS[] = { "gemv_vs_triad", "softmax_vs_triad",
+                                       "layernorm_vs_triad", NULL };
+
+/* Kernel k over the rows (bags) off .. off + used - 1 of the inputs; the output always at a. */
+static int run_kernel(int k, const bufs_t *s, size_t off)
+{
+    size_t rows = s->n / COLS - SLACK;
+    const float *x = s->b + off * COLS;
+    switch (k) {
+    case K_GEMV: return rl_gemv(x, rows, COLS, s->x, s->a);
+    case K_SOFTMAX: return rl_softmax(x, rows, COLS, s->a);
+    case K_LAYERNORM: return rl_layernorm(x, rows, COLS, s->gamma, s->beta, 1e-5f, s->a);
+    default:
+        return rl_embedding_bag(s->b, s->n / DIM, DIM, s->idx + off * BAG, s->bags - SLACK, BAG,
+                                s->a);
+    }
+}
+
+/* The benchmark's spot check of kernel k's last output: 0, or the failing row (bag) + 1. */
+static size_t verify(int k, const bufs_t *s, size_t off, mm_rng_t *r, double *got, double *want)
+{
+    size_t rows = s->n / COLS - SLACK;
+    const float *x = s->b + off * COLS;
+    switch (k) {
+    case K_GEMV: return vf_gemv(x, rows, COLS, s->x, s->a, r, CHECKS, got, want);
+    case K_SOFTMAX: return vf_softmax(x, rows, COLS, s->a, r, CHECKS, got, want);
+    case K_LAYERNORM:
+        return vf_layernorm(x, rows, COLS, s->gamma, s->beta, 1e-5f, s->a, r, CHECKS, got, want);
+    default:
+        return vf_embedding_bag(s->b, DIM, s->idx + off * BAG, s->bags - SLACK, BAG, s->a, r,
+                                CHECKS, got, want);
+    }
+}
+
+/* The four kernels with the benchmark's own counts (the contract's rules). */
+static void describe(kernel_t *k, const bufs_t *s)
+{
+    double rows = (double)(s->n / COLS - SLACK), rc = rows * COLS;
+    double bags = (double)(s->bags - SLACK), look = bags * BAG;
+    k[K_GEMV] = (kernel_t){ .name = "gemv", .metric = "gemv_vs_triad", .flops = 2 * rc,
+                            .bytes = 4 * (rc + COLS + rows) };
+    k[K_SOFTMAX] = (kernel_t){ .name = "softmax", .metric = "softmax_vs_triad",
+                               .flops = 5 * rc + rows, .bytes = 8 * rc };
+    k[K_LAYERNORM] = (kernel_t){ .name = "layernorm", .metric = "layernorm_vs_triad",
+                                 .flops = 7 * rc + 7 * rows, .bytes = 4 * (2 * rc + 2 * COLS) };
+    k[K_GATHER] = (kernel_t){ .name = "embedding_bag", .flops = look * DIM,
+                              .bytes = 4 * (look + look * DIM + bags * DIM) };
+}
+
+static int setup(bufs_t *s)
+{
+    s->n = ms_array_floats(NULL) / COLS * COLS;
+    size_t bytes = s->n * sizeof(float);
+    s->a = malloc(bytes);
+    s->b = malloc(bytes);
+    s->c = malloc(bytes);
+    s->x = malloc(3 * COLS * sizeof(float));
+    /* A quarter of the table's bytes gathered per call: rows picked at random, repeats allowed. */
+    s->bags = s->n / DIM / 4 / BAG;
+    s->idx = malloc(s->bags * BAG * sizeof *s->idx);
+    if (!s->a || !s->b || !s->c || !s->x || !s->idx || ms_fill(s->a, s->b, s->c, s->n, 1) != 0)
+        return -ENOMEM;
+    s->gamma = s->x + COLS;
+    s->beta = s->x + 2 * COLS;
+    for (size_t j = 0; j < COLS; j++) {
+        s->x[j] = 1.0f / (float)(j + 1);
+        s->gamma[j] = 1.0f + (float)j / COLS;
+        s->beta[j] = 0.5f;
+    }
+    mm_rng_t r = mm_rng_new(10);
+    for (size_t k = 0; k < s->bags * BAG; k++)
+        s->idx[k] = (int32_t)mm_rng_range(&r, 0, s->n / DIM - 1);
+    return 0;
+}
+
+static void release(bufs_t *s)
+{
+    free(s->a);
+    free(s->b);
+    free(s->c);
+    free(s->x);
+    free(s->idx);
+}
+
+/* The triad's bytes per second, STREAM's count (12 per float index). */
+static double triad_bps(const bufs_t *s)
+{
+    double t = ms_stream_pass(RL_TRIAD, s->a, s->b, s->c, s->n, 1);
+    return t > 0 ? 12.0 * (double)s->n / t : 0.0;
+}
+
+/* The gate: the benchmark's own vectorized sum over b, as a fraction of the triad's bandwidth
+ * (median of 3). Below GATE_MIN one core cannot outrun memory here (an emulator, a CPU starved
+ * by its neighbours): no kernel can show the memory roof. */
+static double gate_probe(const bufs_t *s)
+{
+    double f[3];
+    volatile float sink = 0.0f;
+    for (int r = 0; r < 3; r++) {
+        double tri = triad_bps(s);
+        uint64_t t0 = mm_now_ns();
+        sink += ms_sum(s->b, s->n);
+        double t = mm_elapsed_s(t0);
+        f[r] = tri > 0 && t > 0 ? 4.0 * (double)s->n / t / tri : 0.0;
+    }
+    (void)sink;
+    return mm_median(f, 3);
+}
+
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* One timed call of kernel k at a random offset, checked afterwards; *secs its wall time.
+ * Returns 0, or -1 with k->rc or k->why saying what went wrong. */
+static int timed_call(kernel_t *k, int i, const bufs_t *s, mm_rng_t *r, double *secs)
+{
+    size_t off = (size_t)mm_rng_range(r, 0, SLACK);
+    double got = 0, want = 0, cpu0 = cpu_now();
+    uint64_t t0 = mm_now_ns();
+    k->rc = run_kernel(i, s, off);
+    *secs = mm_elapsed_s(t0);
+    double cpu = cpu_now() - cpu0;
+    if (k->rc != 0)
+        return -1;
+    size_t bad = verify(i, s, off, r, &got, &want);
+    if (bad)
+        snprintf(k->why, sizeof k->why, "rl_%s's output is wrong at row %zu: %.6g, expected "
+                 "%.6g (the benchmark checks a few rows of every call)", k->name, bad - 1 + off,
+                 got, want);
+    else if (cpu > MAX_CPU_OVER_WALL * *secs)
+        snprintf(k->why, sizeof k->why, "rl_%s used %.1f cores (CPU time over wall time): the "
+                 "contract is one thread, measured against one core's triad", k->name,
+                 cpu / *secs);
+    return k->why[0] ? -1 : 0;
+}
+
+/* ROUNDS rounds; in each, a triad then each kernel, triad again before the next. */
+static void measure(kernel_t *k, const bufs_t *s, mm_rng_t *r)
+{
+    double secs;
+    for (int i = 0; i < NKERNELS; i++)
+        (void)timed_call(&k[i], i, s, r, &secs); /* the warm-up */
+    for (int round = 0; round < ROUNDS; round++)
+        for (int i = 0; i < NKERNELS; i++) {
+            if (k[i].rc != 0 || k[i].why[0])
+                continue;
+            double tri = triad_bps(s);
+            if (timed_call(&k[i], i, s, r, &k[i].secs[round]) == 0)
+                k[i].frac[round] = k[i].bytes / k[i].secs[round] / tri;
+        }
+}
+
+/* Whether kernel k has a figure to report: it ran, returned 0 and passed its checks. */
+static int measured(const kernel_t *k)
+{
+    return k->rc == 0 && !k->why[0];
+}
+
+static double median_of(const double *v)
+{
+    double tmp[ROUNDS];
+    memcpy(tmp, v, sizeof tmp);
+    return mm_median(tmp, ROUNDS);
+}
+
+static void report_metrics(mm_json_t *j, kernel_t *k, double gate, double tri_gbs)
+{
+    if (gate < GATE_MIN) {
+        mm_bench_skip_all(j, METRICS,
+                          "one core cannot outrun memory here: the benchmark's own vectorized sum "
+                          "reached %.2f of the triad's bandwidth (needs %.1f)", gate, GATE_MIN);
+        return;
+    }
+    for (int i = 0; i < NKERNELS; i++) {
+        if (!k[i].metric)
+            continue;
+        if (k[i].rc != 0) {
+            mm_bench_failf(j, k[i].metric, "rl_%s returned %d (%s)", k[i].name, k[i].rc,
+                           strerror(k[i].rc < 0 ? -k[i].rc : EINVAL));
+            continue;
+        }
+        if (k[i].why[0]) {
+            mm_bench_fail(j, k[i].metric, k[i].why);
+            continue;
+        }
+        double f = median_of(k[i].frac), t = median_of(k[i].secs);
+        mm_bench_metricf(j, k[i].metric, f, "x triad",
+                         "%.1f GB/s of compulsory traffic in %.1f ms, the triad %.1f GB/s on the "
+                         "same core (medians of %d rounds, %.0f MiB counted)", f * tri_gbs, t * 1e3,
+                         tri_gbs, ROUNDS, k[i].bytes / (1 << 20));
+    }
+}
+
+/* STREAM's four rates on this core, the best of 5 passes each (GB/s), into gbs[4]. */
+static void stream_rates(const bufs_t *s, double gbs[4])
+{
+    static const double arrays[4] = { 2, 2, 3, 3 };
+    for (int op = RL_COPY; op <= RL_TRIAD; op++) {
+        double best = INFINITY;
+        for (int r = 0; r < 5; r++) {
+            double t = ms_stream_pass((rl_stream_op_t)op, s->a, s->b, s->c, s->n, 1);
+            best = t > 0 && t < best ? t : best;
+        }
+        gbs[op] = arrays[op] * 4.0 * (double)s->n / best / 1e9;
+    }
+}
+
+/* Your roofline (rl_predict_ns, with your rl_cost_*) against each kernel's measured time. */
+static void report_predictions(mm_json_t *j, const kernel_t *k, const bufs_t *s,
+                               const rl_roof_t *roof)
+{
+    size_t rows = s->n / COLS - SLACK;
+    rl_cost_t c[NKERNELS];
+    int rc[NKERNELS] = { rl_cost_gemv(rows, COLS, &c[K_GEMV]),
+                         rl_cost_softmax(rows, COLS, &c[K_SOFTMAX]),
+                         rl_cost_layernorm(rows, COLS, &c[K_LAYERNORM]),
+                         rl_cost_embedding_bag(s->bags - SLACK, BAG, DIM, &c[K_GATHER]) };
+    for (int i = 0; i < NKERNELS; i++) {
+        double ns = 0, fpb = 0;
+        mm_json_object(j, k[i].name);
+        mm_json_num(j, "intensity_flop_per_byte", k[i].flops / k[i].bytes);
+        if (k[i].why[0])
+            mm_json_str(j, "failed", k[i].why);
+        if (measured(&k[i])) {
+            double t = median_of(k[i].secs);
+            mm_json_num(j, "measured_ms", t * 1e3);
+            mm_json_num(j, "vs_triad", median_of(k[i].frac));
+            if (rc[i] == 0 && rl_predict_ns(roof, c[i], &ns) == 0 &&
+                rl_intensity(c[i], &fpb) == 0) {
+                mm_json_num(j, "your_intensity", fpb);
+                mm_json_num(j, "your_predicted_ms", ns / 1e6);
+                mm_json_num(j, "measured_over_predicted", t * 1e9 / ns);
+            } else {
+                mm_json_str(j, "your_prediction", "not available: your rl_cost_* or "
+                                                  "rl_predict_ns returned an error");
+            }
+        }
+        mm_json_close(j, '}');
+    }
+}
+
+/* `make plots LAB=10`: the roofline of this run and the kernels on it (GFLOP/s by FLOP/byte). */
+static void report_series(mm_json_t *j, const kernel_t *k, const rl_roof_t *roof)
+{
+    enum { NPTS = 25 };
+    double x[NPTS], y[NPTS], kx[NKERNELS], ky[NKERNELS], which[NKERNELS];
+    for (int p = 0; p < NPTS; p++) {
+        x[p] = pow(2.0, -6.0 + 0.5 * p); /* 1/64 .. 64 FLOP per byte */
+        y[p] = fmin(roof->peak_gflops, roof->peak_gbs * x[p]);
+    }
+    size_t nk = 0;
+    for (int i = 0; i < NKERNELS; i++)
+        if (measured(&k[i])) {
+            which[nk] = i;
+            kx[nk] = k[i].flops / k[i].bytes;
+            ky[nk++] = k[i].flops / median_of(k[i].secs) / 1e9;
+        }
+    mm_json_object(j, "series");
+    mm_json_object(j, "roofline");
+    mm_json_nums(j, "flop_per_byte", x, NPTS);
+    mm_json_nums(j, "gflops", y, NPTS);
+    mm_json_close(j, '}');
+    mm_json_object(j, "kernels");
+    mm_json_nums(j, "flop_per_byte", kx, nk);
+    mm_json_nums(j, "gflops", ky, nk);
+    mm_json_nums(j, "which", which, nk); /* lab.toml's point_labels: gemv, softmax, ... */
+    mm_json_close(j, '}');
+    mm_json_close(j, '}');
+}
+
+static void report_info(mm_json_t *j, const kernel_t *k, const bufs_t *s, double gate,
+                        const double gbs[4], const rl_roof_t *roof)
+{
+    size_t llc = 0;
+    (void)ms_array_floats(&llc);
+    mm_json_object(j, "info");
+    mm_json_int(j, "llc_mib", (long long)(llc >> 20));
+    mm_json_int(j, "array_mib", (long long)(s->n * sizeof(float) >> 20));
+    mm_json_num(j, "stream_copy_gbs", gbs[RL_COPY]);
+    mm_json_num(j, "stream_scale_gbs", gbs[RL_SCALE]);
+    mm_json_num(j, "stream_add_gbs", gbs[RL_ADD]);
+    mm_json_num(j, "stream_triad_gbs", gbs[RL_TRIAD]);
+    mm_json_num(j, "fma_peak_gflops", roof->peak_gflops);
+    mm_json_num(j, "ridge_flop_per_byte", roof->peak_gflops / roof->peak_gbs);
+    mm_json_num(j, "gate_sum_vs_triad", gate);
+    report_predictions(j, k, s, roof);
+    mm_json_close(j, '}');
+}
+
+int main(void)
+{
+    mm_json_t j;
+    bufs_t s = { 0 };
+    kernel_t k[NKERNELS];
+    double gbs[4];
+    mm_bench_open(&j, "10");
+    (void)mm_hw_pin_to_core(0);
+    if (setup(&s) != 0) {
+        mm_bench_fail_all(&j, METRICS, "out of memory for the arrays (%zu MiB each)",
+                          s.n * sizeof(float) >> 20);
+        mm_bench_end_metrics(&j);
+        mm_json_end(&j);
+        release(&s);
+        return 0;
+    }
+    describe(k, &s);
+    mm_rng_t r = mm_rng_new(mm_now_ns()); /* which rows are checked: not known in advance */
+    stream_rates(&s, gbs);
+    rl_roof_t roof = { ms_fma_gflops(5), gbs[RL_TRIAD] };
+    double gate = gate_probe(&s);
+    if (gate >= GATE_MIN)
+        measure(k, &s, &r);
+    report_metrics(&j, k, gate, gbs[RL_TRIAD]);
+    mm_bench_end_metrics(&j);
+    if (gate >= GATE_MIN)
+        report_series(&j, k, &roof);
+    report_info(&j, k, &s, gate, gbs, &roof);
+    mm_json_end(&j);
+    release(&s);
+    return 0;
+}

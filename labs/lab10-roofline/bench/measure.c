@@ -1,0 +1,186 @@
+/* Lab 10: STREAM's kernels, the FMA peak and the gate's sum (see measure.h). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include "measure.h"
+#include "mm_hw.h"
+#include "mm_timer.h"
+
+#define MIB ((size_t)1 << 20)
+#define STREAM_Q 3.0f
+#define MAX_THREADS 256
+
+size_t ms_array_floats(size_t *llc)
+{
+    mm_cache_t caches[MM_HW_MAX_CACHES];
+    int n = mm_hw_caches(caches, MM_HW_MAX_CACHES);
+    size_t last = n > 0 ? caches[n - 1].size : 0, bytes = 4 * last;
+    if (llc)
+        *llc = last;
+    if (bytes < 64 * MIB)
+        bytes = 64 * MIB;
+    if (bytes > 1024 * MIB)
+        bytes = 1024 * MIB;
+    return bytes / sizeof(float);
+}
+
+/* One kernel over [lo, hi). The loops have no reduction: -O3 vectorizes them as they are. */
+static void stream_slice(rl_stream_op_t op, float *restrict a, const float *restrict b,
+                         const float *restrict c, size_t lo, size_t hi)
+{
+    switch (op) {
+    case RL_COPY:
+        for (size_t i = lo; i < hi; i++)
+            a[i] = b[i];
+        break;
+    case RL_SCALE:
+        for (size_t i = lo; i < hi; i++)
+            a[i] = STREAM_Q * b[i];
+        break;
+    case RL_ADD:
+        for (size_t i = lo; i < hi; i++)
+            a[i] = b[i] + c[i];
+        break;
+    case RL_TRIAD:
+        for (size_t i = lo; i < hi; i++)
+            a[i] = b[i] + STREAM_Q * c[i];
+        break;
+    }
+}
+
+typedef struct {
+    rl_stream_op_t op;
+    int fill; /* 1: ms_fill's initialisation instead of op */
+    float *a, *b, *c;
+    size_t lo, hi;
+    unsigned core;
+    pthread_barrier_t *start;
+} slice_t;
+
+static void fill_slice(slice_t *s)
+{
+    for (size_t i = s->lo; i < s->hi; i++) {
+        s->a[i] = 0.0f;
+        s->b[i] = 1.0f + (float)(i % 1021) / 1021.0f;
+        s->c[i] = 1.0f + (float)(i % 509) / 509.0f;
+    }
+}
+
+static void *slice_main(void *p)
+{
+    slice_t *s = p;
+    (void)mm_hw_pin_to_core(s->core);
+    pthread_barrier_wait(s->start);
+    if (s->fill)
+        fill_slice(s);
+    else
+        stream_slice(s->op, s->a, s->b, s->c, s->lo, s->hi);
+    return NULL;
+}
+
+/* Runs the slices of [0, n) on `threads` pinned threads, timed from the moment all are ready
+ * (the barrier) to the last one's end. Returns seconds or a negative errno. */
+static double run_sliced(slice_t proto, size_t n, unsigned threads)
+{
+    pthread_t tid[MAX_THREADS];
+    slice_t sl[MAX_THREADS];
+    pthread_barrier_t start;
+    unsigned made = 0;
+    int rc = 0;
+    if (threads == 0 || threads > MAX_THREADS)
+        return -EINVAL;
+    if (pthread_barrier_init(&start, NULL, threads + 1) != 0)
+        return -ENOMEM;
+    for (; made < threads; made++) {
+        sl[made] = proto;
+        sl[made].lo = n / threads * made;
+        sl[made].hi = made + 1 == threads ? n : n / threads * (made + 1);
+        sl[made].core = made;
+        sl[made].start = &start;
+        rc = pthread_create(&tid[made], NULL, slice_main, &sl[made]);
+        if (rc != 0)
+            break;
+    }
+    if (rc != 0) { /* the threads made wait at the barrier: let them run on empty slices */
+        for (unsigned k = 0; k < made; k++)
+            sl[k].hi = sl[k].lo;
+        for (unsigned k = made; k < threads; k++)
+            pthread_barrier_wait(&start);
+    }
+    uint64_t t0 = mm_now_ns();
+    if (rc == 0)
+        pthread_barrier_wait(&start);
+    for (unsigned k = 0; k < made; k++)
+        pthread_join(tid[k], NULL);
+    double secs = mm_elapsed_s(t0);
+    pthread_barrier_destroy(&start);
+    return rc != 0 ? -(double)rc : secs;
+}
+
+double ms_stream_pass(rl_stream_op_t op, float *a, const float *b, const float *c, size_t n,
+                      unsigned threads)
+{
+    if (!a || !b || !c || (unsigned)op > RL_TRIAD || threads == 0)
+        return -EINVAL;
+    if (threads == 1) {
+        uint64_t t0 = mm_now_ns();
+        stream_slice(op, a, b, c, 0, n);
+        return mm_elapsed_s(t0);
+    }
+    slice_t proto = { op, 0, a, (float *)b, (float *)c, 0, 0, 0, NULL };
+    return run_sliced(proto, n, threads);
+}
+
+int ms_fill(float *a, float *b, float *c, size_t n, unsigned threads)
+{
+    if (!a || !b || !c)
+        return -EINVAL;
+    slice_t proto = { RL_COPY, 1, a, b, c, 0, 0, 0, NULL };
+    double r = run_sliced(proto, n, threads);
+    return r < 0 ? (int)r : 0;
+}
+
+/* 128 independent accumulators: 8 AVX-512 or 16 AVX2 registers, enough to cover an FMA latency
+ * of 4 cycles on 2 pipes either way (256 makes clang 14 keep them in memory). */
+#define FMA_LANES 128
+#define FMA_ITERS 40000
+
+/* FMA_ITERS rounds of acc = acc * m + k over FMA_LANES independent accumulators, kept in
+ * registers; returns their sum so that the loop is not dropped. */
+static __attribute__((noinline)) float fma_loop(float m, float k)
+{
+    float acc[FMA_LANES], s = 0.0f;
+    for (int l = 0; l < FMA_LANES; l++)
+        acc[l] = (float)l;
+    for (int it = 0; it < FMA_ITERS; it++) {
+#pragma omp simd
+        for (int l = 0; l < FMA_LANES; l++)
+            acc[l] = acc[l] * m + k;
+    }
+    for (int l = 0; l < FMA_LANES; l++)
+        s += acc[l];
+    return s;
+}
+
+double ms_fma_gflops(unsigned rounds)
+{
+    volatile float m = 0.999f, k = 0.001f, sink = 0.0f; /* not constants: no folding */
+    double best = 0.0;
+    for (unsigned r = 0; r < rounds; r++) {
+        uint64_t t0 = mm_now_ns();
+        sink += fma_loop(m, k);
+        double g = 2.0 * FMA_LANES * FMA_ITERS / mm_elapsed_s(t0) / 1e9;
+        best = g > best ? g : best;
+    }
+    (void)sink;
+    return best;
+}
+
+float ms_sum(const float *x, size_t n)
+{
+    float s = 0.0f;
+#pragma omp simd reduction(+ : s)
+    for (size_t i = 0; i < n; i++)
+        s += x[i];
+    return s;
+}

@@ -1,0 +1,36 @@
+/* Lab 10: the machine's own ceilings, measured by code the student does not write: STREAM's four
+ * kernels (float arrays, as STREAM built with STREAM_TYPE=float) on one core or on several cores
+ * pinned with hwloc, and a peak-FLOP/s kernel of independent fused multiply-adds. Used by the
+ * benchmark (bench_lab10.c) and by the `stream` tool (tools/stream.c). */
+#ifndef RL_MEASURE_H
+#define RL_MEASURE_H
+#include <stddef.h>
+#include "roofline.h"
+
+/* Floats per STREAM array: 4 x the last-level cache hwloc reports, at least 64 MiB and at most
+ * 1 GiB (a VM may report a whole host's cache: 1 GiB is still 8 x any core's share), so that no
+ * pass is served from a cache. Writes the LLC's bytes into *llc (0 if hwloc does not say). */
+size_t ms_array_floats(size_t *llc);
+
+/* One pass of op over n floats on `threads` threads, thread k pinned to core k (hwloc), each on
+ * its own contiguous slice; threads == 1 runs on the calling thread as it is bound. copy a = b,
+ * scale a = q b, add a = b + c, triad a = b + q c (q = 3). Returns the seconds the pass took, or
+ * a negative errno (-EINVAL, or the thread library's error). */
+double ms_stream_pass(rl_stream_op_t op, float *a, const float *b, const float *c, size_t n,
+                      unsigned threads);
+
+/* Fills the three arrays on `threads` threads pinned as ms_stream_pass pins them, so that each
+ * page is first touched by the thread that will use it (STREAM does the same). b and c get
+ * values in [1, 2); a gets 0. Returns 0 or a negative errno. */
+int ms_fill(float *a, float *b, float *c, size_t n, unsigned threads);
+
+/* Peak single-core FLOP/s, in GFLOP/s: the best of `rounds` timings of a loop of independent
+ * fused multiply-adds (enough accumulators to cover the FMA latency at the widest SIMD the build
+ * targets), counted 2 FLOPs each. */
+double ms_fma_gflops(unsigned rounds);
+
+/* The benchmark's own vectorized sum of n floats (SIMD accumulators): the gate's probe of
+ * whether one core can outrun memory at all. */
+float ms_sum(const float *x, size_t n);
+
+#endif

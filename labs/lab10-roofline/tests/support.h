@@ -1,0 +1,101 @@
+/* Lab 10 tests: what the test files share: the counting oracle (the header's rules, in 128-bit
+ * arithmetic), double-precision oracles of the four kernels, random inputs, and buffers that show
+ * a write where none was allowed. Nothing here calls the code under test. */
+#ifndef TU_SUPPORT_H
+#define TU_SUPPORT_H
+#include <stddef.h>
+#include <stdint.h>
+#include "kernels.h"
+#include "mm_check.h"
+#include "roofline.h"
+
+_Static_assert(SIZE_MAX == UINT64_MAX, "the overflow tests assume a 64-bit size_t");
+
+/* As MM_ASSERT_ERR, but records nothing when it passes (for loops; see mm_check.h). */
+#define MUST_ERR(call, err)                                                          \
+    do {                                                                             \
+        long must_rc_ = (long)(call), must_want_ = (long)(err);                      \
+        MM_CHECK(must_rc_ == must_want_, "%s returned %ld (%s), expected %ld (%s)",  \
+                 #call, must_rc_, must_rc_ ? strerror((int)-must_rc_) : "success",   \
+                 must_want_, must_want_ ? strerror((int)-must_want_) : "success");   \
+    } while (0)
+#define MUST(call) MUST_ERR(call, 0)
+
+/* ---- Part A: counting -------------------------------------------------------------------- */
+
+typedef enum { TU_EMB, TU_GEMV, TU_SOFTMAX, TU_LAYERNORM } tu_kind_t;
+
+/* The name of a kind's cost function, and its number of dimensions (3 for the embedding bag:
+ * bags, bag_size, dim; else 2: m, n or rows, cols). */
+const char *tu_cost_name(tu_kind_t k);
+int tu_cost_dims(tu_kind_t k);
+
+/* The header's counting rules, worked out in 128-bit arithmetic (saturating far above 2^64):
+ * 0 and the cost in *c, or -EOVERFLOW when a count passes UINT64_MAX (*c then untouched). */
+int tu_cost_oracle(tu_kind_t k, const size_t d[3], rl_cost_t *c);
+
+/* The kind's rl_cost_* on d[] (d[2] unused by the 2-dimensional ones). */
+int tu_call_cost(tu_kind_t k, const size_t d[3], rl_cost_t *c);
+
+/* Calls the kind's rl_cost_* on d[] into a sentinel-filled cost and checks it against the
+ * oracle: the same return code, the exact counts on success, the sentinel kept on failure.
+ * Returns the oracle's code (0 or -EOVERFLOW). */
+int tu_expect_cost(tu_kind_t k, const size_t d[3]);
+
+/* STREAM's bytes by the header's rule, or -EOVERFLOW (then *bytes untouched). */
+int tu_stream_oracle(rl_stream_op_t op, size_t n, size_t elem, uint64_t *bytes);
+
+/* Calls rl_stream_bytes and checks it against the oracle as tu_expect_cost does. */
+void tu_expect_stream_bytes(rl_stream_op_t op, size_t n, size_t elem);
+
+/* A random dimension: uniform in [1, 2^b] for b uniform in [0, maxbits]. */
+size_t tu_dim(mm_rng_t *r, unsigned maxbits);
+
+/* ---- Part B: doubles --------------------------------------------------------------------- */
+
+/* a and b equal to a relative 1e-12 (a few rounding steps apart; exact when both are 0). */
+int tu_near(double a, double b);
+
+/* ---- Part C: buffers and oracles --------------------------------------------------------- */
+
+/* n floats (at least one slot), each uniform in [lo, hi); free(). Fails the test on no memory. */
+float *tu_floats(mm_rng_t *r, size_t n, double lo, double hi);
+/* n doubles / int32s (at least one slot), zeroed; free(). */
+double *tu_doubles(size_t n);
+int32_t *tu_ints(size_t n);
+
+/* Every float of p[0..n) set to / checked against a recognisable bit pattern (a NaN whose payload
+ * is the index), so that any write shows. tu_expect_pattern names `what` and the first change. */
+void tu_fill_pattern(float *p, size_t n);
+void tu_expect_pattern(const float *p, size_t n, const char *what);
+
+/* n floats with TU_GUARD pattern floats before and after them (tu_fill_pattern), for a kernel's
+ * output; tu_guarded_check fails the test if a guard changed; tu_guarded_free frees it. */
+enum { TU_GUARD = 16 };
+float *tu_guarded(size_t n);
+void tu_guarded_check(const float *p, size_t n, const char *what);
+void tu_guarded_free(float *p);
+
+/* The kernels in double precision, from the float inputs. Each gives want[] and scale[]: the
+ * scale of each output's rounding error (the sum of the absolute values of the terms added,
+ * for the sums; |gamma| (|xhat| + 1) + |beta| for LayerNorm), which a float result's error is
+ * measured against. Softmax has no scale (its outputs are in [0, 1]). */
+void tu_embedding_bag_oracle(const float *table, size_t dim, const int32_t *idx, size_t bags,
+                             size_t bag_size, double *want, double *scale);
+void tu_gemv_oracle(const float *A, size_t m, size_t n, const float *x, double *want,
+                    double *scale);
+void tu_softmax_oracle(const float *x, size_t rows, size_t cols, double *want);
+void tu_layernorm_oracle(const float *x, size_t rows, size_t cols, const float *gamma,
+                         const float *beta, float eps, double *want, double *scale);
+
+/* Fails the test unless every got[i] is finite and |got[i] - want[i]| <= rel * scale[i] + abs
+ * (scale NULL: |want[i]|), naming `what` (row-major rows x cols, for the message) and the first
+ * element out of tolerance. */
+void tu_expect_close(const float *got, const double *want, const double *scale, size_t rows,
+                     size_t cols, double rel, double abs, const char *what);
+
+/* Fails the test unless each row of y (rows x cols) sums to 1 within tol. */
+void tu_expect_rows_sum_to_1(const float *y, size_t rows, size_t cols, double tol,
+                             const char *what);
+
+#endif
