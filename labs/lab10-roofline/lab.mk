@@ -10,3 +10,5 @@ CFLAGS += $(if $(SAN),$(if $(findstring clang,$(shell $(CC) --version 2>/dev/nul
 # with your rl_stream_summary, then the roofline they and the FMA peak draw.
 LAB_PROGS := stream=tools/stream.c
 $(OUT)/stream: $(OUT)/obj/bench/measure.o
+# The benchmark checks a few rows of every timed call against the tests' oracles.
+$(OUT)/bench: $(OUT)/obj/tests/oracle.o

@@ -1,14 +1,24 @@
-/* Lab 10: spot checks of the kernels' outputs (see verify.h). */
+/* Lab 10: spot checks of the kernels' outputs against the tests' oracles (see verify.h). */
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
+#include "../tests/oracle.h"
 #include "verify.h"
 
-/* Whether got is within a relative 1e-3 (plus abs) of want; else records both. */
-static int close_to(double g, double w, double abs, double *got, double *want)
+#define REL 1e-3
+
+/* got[0..n) against want (error scale `scale`, or |want| + 1e-3 absolute when NULL): 0, or 1
+ * with *miss at the first element out of tolerance (its row `row`). */
+static int compare(const float *got, const double *want, const double *scale, size_t n,
+                   size_t row, vf_miss_t *miss)
 {
-    if (fabs(g - w) <= 1e-3 * fabs(w) + abs)
-        return 1;
-    *got = g;
-    *want = w;
+    for (size_t k = 0; k < n; k++) {
+        double tol = scale ? REL * scale[k] : REL * fabs(want[k]) + 1e-6;
+        if (!(fabs(got[k] - want[k]) <= tol)) {
+            *miss = (vf_miss_t){ row, got[k], want[k] };
+            return 1;
+        }
+    }
     return 0;
 }
 
@@ -17,74 +27,65 @@ static size_t pick(mm_rng_t *r, size_t n)
     return (size_t)mm_rng_range(r, 0, n - 1);
 }
 
-size_t vf_gemv(const float *A, size_t m, size_t n, const float *x, const float *y,
-               mm_rng_t *r, int checks, double *got, double *want)
+/* Room for one row's outputs and their scales. */
+static double *scratch(size_t n)
 {
-    for (int c = 0; c < checks; c++) {
+    return malloc(2 * n * sizeof(double));
+}
+
+int vf_gemv(const float *A, size_t m, size_t n, const float *x, const float *y, mm_rng_t *r,
+            int checks, vf_miss_t *miss)
+{
+    int bad = 0;
+    for (int c = 0; c < checks && !bad; c++) {
         size_t i = pick(r, m);
-        double s = 0.0, mag = 0.0;
-        for (size_t j = 0; j < n; j++) {
-            s += (double)A[i * n + j] * x[j];
-            mag += fabs((double)A[i * n + j] * x[j]);
-        }
-        if (!close_to(y[i], s, 1e-6 * mag, got, want))
-            return i + 1;
+        double want, scale;
+        tu_gemv_oracle(A + i * n, 1, n, x, &want, &scale);
+        bad = compare(y + i, &want, &scale, 1, i, miss);
     }
-    return 0;
+    return bad;
 }
 
-size_t vf_softmax(const float *x, size_t rows, size_t cols, const float *y, mm_rng_t *r,
-                  int checks, double *got, double *want)
+int vf_softmax(const float *x, size_t rows, size_t cols, const float *y, mm_rng_t *r,
+               int checks, vf_miss_t *miss)
 {
-    for (int c = 0; c < checks; c++) {
-        size_t i = pick(r, rows), j = pick(r, cols);
-        const float *xr = x + i * cols;
-        double m = xr[0], s = 0.0;
-        for (size_t k = 0; k < cols; k++)
-            m = xr[k] > m ? xr[k] : m;
-        for (size_t k = 0; k < cols; k++)
-            s += exp((double)xr[k] - m);
-        if (!close_to(y[i * cols + j], exp((double)xr[j] - m) / s, 1e-6, got, want))
-            return i + 1;
+    double *want = scratch(cols);
+    int bad = want ? 0 : -ENOMEM;
+    for (int c = 0; c < checks && !bad; c++) {
+        size_t i = pick(r, rows);
+        tu_softmax_oracle(x + i * cols, 1, cols, want);
+        bad = compare(y + i * cols, want, NULL, cols, i, miss);
     }
-    return 0;
+    free(want);
+    return bad;
 }
 
-size_t vf_layernorm(const float *x, size_t rows, size_t cols, const float *gamma,
-                    const float *beta, float eps, const float *y, mm_rng_t *r, int checks,
-                    double *got, double *want)
+int vf_layernorm(const float *x, size_t rows, size_t cols, const float *gamma,
+                 const float *beta, float eps, const float *y, mm_rng_t *r, int checks,
+                 vf_miss_t *miss)
 {
-    for (int c = 0; c < checks; c++) {
-        size_t i = pick(r, rows), j = pick(r, cols);
-        const float *xr = x + i * cols;
-        double mean = 0.0, var = 0.0;
-        for (size_t k = 0; k < cols; k++)
-            mean += xr[k];
-        mean /= (double)cols;
-        for (size_t k = 0; k < cols; k++)
-            var += ((double)xr[k] - mean) * ((double)xr[k] - mean);
-        var /= (double)cols;
-        double w = ((double)xr[j] - mean) / sqrt(var + eps) * gamma[j] + beta[j];
-        if (!close_to(y[i * cols + j], w, 1e-5, got, want))
-            return i + 1;
+    double *want = scratch(cols);
+    int bad = want ? 0 : -ENOMEM;
+    for (int c = 0; c < checks && !bad; c++) {
+        size_t i = pick(r, rows);
+        tu_layernorm_oracle(x + i * cols, 1, cols, gamma, beta, eps, want, want + cols);
+        bad = compare(y + i * cols, want, want + cols, cols, i, miss);
     }
-    return 0;
+    free(want);
+    return bad;
 }
 
-size_t vf_embedding_bag(const float *table, size_t dim, const int32_t *idx, size_t bags,
-                        size_t bag_size, const float *out, mm_rng_t *r, int checks,
-                        double *got, double *want)
+int vf_embedding_bag(const float *table, size_t dim, const int32_t *idx, size_t bags,
+                     size_t bag_size, const float *out, mm_rng_t *r, int checks,
+                     vf_miss_t *miss)
 {
-    for (int c = 0; c < checks; c++) {
-        size_t b = pick(r, bags), d = pick(r, dim);
-        double s = 0.0, mag = 0.0;
-        for (size_t k = 0; k < bag_size; k++) {
-            double v = table[(size_t)idx[b * bag_size + k] * dim + d];
-            s += v;
-            mag += fabs(v);
-        }
-        if (!close_to(out[b * dim + d], s, 1e-6 * mag, got, want))
-            return b + 1;
+    double *want = scratch(dim);
+    int bad = want ? 0 : -ENOMEM;
+    for (int c = 0; c < checks && !bad; c++) {
+        size_t b = pick(r, bags);
+        tu_embedding_bag_oracle(table, dim, idx + b * bag_size, 1, bag_size, want, want + dim);
+        bad = compare(out + b * dim, want, want + dim, dim, b, miss);
     }
-    return 0;
+    free(want);
+    return bad;
 }

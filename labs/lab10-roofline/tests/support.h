@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "kernels.h"
 #include "mm_check.h"
+#include "oracle.h"
 #include "roofline.h"
 
 _Static_assert(SIZE_MAX == UINT64_MAX, "the overflow tests assume a 64-bit size_t");
@@ -75,18 +76,6 @@ enum { TU_GUARD = 16 };
 float *tu_guarded(size_t n);
 void tu_guarded_check(const float *p, size_t n, const char *what);
 void tu_guarded_free(float *p);
-
-/* The kernels in double precision, from the float inputs. Each gives want[] and scale[]: the
- * scale of each output's rounding error (the sum of the absolute values of the terms added,
- * for the sums; |gamma| (|xhat| + 1) + |beta| for LayerNorm), which a float result's error is
- * measured against. Softmax has no scale (its outputs are in [0, 1]). */
-void tu_embedding_bag_oracle(const float *table, size_t dim, const int32_t *idx, size_t bags,
-                             size_t bag_size, double *want, double *scale);
-void tu_gemv_oracle(const float *A, size_t m, size_t n, const float *x, double *want,
-                    double *scale);
-void tu_softmax_oracle(const float *x, size_t rows, size_t cols, double *want);
-void tu_layernorm_oracle(const float *x, size_t rows, size_t cols, const float *gamma,
-                         const float *beta, float eps, double *want, double *scale);
 
 /* Fails the test unless every got[i] is finite and |got[i] - want[i]| <= rel * scale[i] + abs
  * (scale NULL: |want[i]|), naming `what` (row-major rows x cols, for the message) and the first
