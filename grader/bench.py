@@ -83,7 +83,8 @@ def speaks_for_itself(m: Metric) -> bool:
 def describe(m: Metric, value: float) -> str:
     better = "higher" if m.higher_is_better else "lower"
     src = "" if m.source == "lab.toml" else f"; thresholds from {m.source}"
-    how = ("; provisional: calibrated thresholds, course staff score it against the reference"
+    how = ("; provisional: thresholds calibrated on the course's machine, not on this one; "
+           "course staff score it against the reference"
            if m.vs_reference else "")
     return (f"{value:.3g}{m.unit} (0 points at {m.zero:g}{m.unit}, full at {m.full:g}{m.unit}; "
             f"{better} is better{src}{how})")

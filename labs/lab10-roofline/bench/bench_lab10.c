@@ -179,9 +179,9 @@ static int timed_call(kernel_t *k, int i, const bufs_t *s, mm_rng_t *r, double *
     if (bad < 0)
         snprintf(k->why, sizeof k->why, "out of memory for the benchmark's output check");
     else if (bad)
-        snprintf(k->why, sizeof k->why, "rl_%s's output is wrong in row %zu: %.6g, expected "
-                 "%.6g (the benchmark checks a few rows of every call)", k->name,
-                 miss.row + off, miss.got, miss.want);
+        snprintf(k->why, sizeof k->why, "rl_%s's output is wrong in its row (bag) %zu, from the "
+                 "input's row %zu: %.6g, expected %.6g (the benchmark checks a few rows of every "
+                 "call)", k->name, miss.row, miss.row + off, miss.got, miss.want);
     else if (cpu > MAX_CPU_OVER_WALL * *secs)
         snprintf(k->why, sizeof k->why, "rl_%s used %.1f cores (CPU time over wall time): the "
                  "contract is one thread, measured against one core's triad", k->name,
@@ -279,6 +279,7 @@ static void report_predictions(mm_json_t *j, const kernel_t *k, const bufs_t *s,
         if (measured(&k[i])) {
             double t = median_of(k[i].secs);
             mm_json_num(j, "measured_ms", t * 1e3);
+            mm_json_num(j, "gflops", k[i].flops / t / 1e9);
             mm_json_num(j, "vs_triad", median_of(k[i].frac));
             if (rc[i] == 0 && rl_predict_ns(roof, c[i], &ns) == 0 &&
                 rl_intensity(c[i], &fpb) == 0) {
@@ -297,12 +298,20 @@ static void report_predictions(mm_json_t *j, const kernel_t *k, const bufs_t *s,
 /* `make plots LAB=10`: the roofline of this run and the kernels on it (GFLOP/s by FLOP/byte). */
 static void report_series(mm_json_t *j, const kernel_t *k, const rl_roof_t *roof)
 {
-    enum { NPTS = 25 };
+    enum { NPTS = 26 };
     double x[NPTS], y[NPTS], kx[NKERNELS], ky[NKERNELS], which[NKERNELS];
-    for (int p = 0; p < NPTS; p++) {
-        x[p] = pow(2.0, -6.0 + 0.5 * p); /* 1/64 .. 64 FLOP per byte */
-        y[p] = fmin(roof->peak_gflops, roof->peak_gbs * x[p]);
+    double ridge = roof->peak_gflops / roof->peak_gbs;
+    int p = 0;
+    for (int q = 0; q < NPTS - 1; q++) { /* 1/64 .. 64 FLOP per byte, and the ridge, in order */
+        double v = pow(2.0, -6.0 + 0.5 * q);
+        if (ridge < v && p == q)
+            x[p++] = ridge;
+        x[p++] = v;
     }
+    if (p < NPTS)
+        x[p++] = ridge;
+    for (p = 0; p < NPTS; p++)
+        y[p] = fmin(roof->peak_gflops, roof->peak_gbs * x[p]);
     size_t nk = 0;
     for (int i = 0; i < NKERNELS; i++)
         if (measured(&k[i])) {

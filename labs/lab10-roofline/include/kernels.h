@@ -36,7 +36,8 @@ int rl_softmax(const float *x, size_t rows, size_t cols, float *y);
  * y[i][j] = (x[i][j] - mean) / sqrt(var + eps) * gamma[j] + beta[j]. Rows may have a mean large
  * against their spread (the tests use 1000 +- 1, checked to 5e-3 of the scale above): take the
  * variance from the centred values, not as mean(x^2) - mean^2 in float, which loses every digit.
- *   -EINVAL: x, gamma, beta or y is NULL, rows or cols is 0, or eps is not finite and > 0. */
+ *   -EINVAL: x, gamma, beta or y is NULL, rows or cols is 0, or eps is not a finite
+ *            number > 0. */
 int rl_layernorm(const float *x, size_t rows, size_t cols, const float *gamma,
                  const float *beta, float eps, float *y);
 

@@ -71,13 +71,13 @@ int rl_intensity(rl_cost_t c, double *fpb);
 int rl_ridge(const rl_roof_t *roof, double *ridge);
 
 /* The roofline: attainable GFLOP/s at `fpb` FLOP per byte, min(peak_gflops, peak_gbs * fpb).
- *   -EINVAL: roof or gflops is NULL, a ceiling is not finite and > 0, or fpb is not finite and
- *            >= 0. */
+ *   -EINVAL: roof or gflops is NULL, a ceiling is not a finite number > 0, or fpb is not a
+ *            finite number >= 0. */
 int rl_attainable(const rl_roof_t *roof, double fpb, double *gflops);
 
 /* The roofline's time for a kernel of cost c, in nanoseconds: the longer of its FLOPs at
  * peak_gflops and its bytes at peak_gbs (GFLOP/s is FLOP per ns; GB/s is bytes per ns).
- *   -EINVAL: roof or ns is NULL, or a ceiling is not finite and > 0. */
+ *   -EINVAL: roof or ns is NULL, or a ceiling is not a finite number > 0. */
 int rl_predict_ns(const rl_roof_t *roof, rl_cost_t c, double *ns);
 
 /* ---- STREAM's report ----------------------------------------------------------------------- */
@@ -99,8 +99,8 @@ typedef struct {
 /* STREAM's summary of `ntimes` passes that each moved `bytes`: the first pass is not counted
  * (it warms the caches and the page tables) nor checked; avg, min and max are over
  * secs[1 .. ntimes-1], and the best rate comes from the minimum time.
- *   -EINVAL: secs or row is NULL, ntimes < 2, bytes is 0, or a counted time is not finite and
- *            > 0. */
+ *   -EINVAL: secs or row is NULL, ntimes < 2, bytes is 0, or a counted time is not a finite
+ *            number > 0. */
 int rl_stream_summary(const double *secs, int ntimes, uint64_t bytes, rl_stream_row_t *row);
 
 #endif

@@ -35,8 +35,9 @@ static int table(float *a, float *b, float *c, size_t n, unsigned threads, int p
                    NAMES[op], rc, strerror(-rc));
             continue;
         }
-        printf("%-12s%14.1f  %11.6f  %11.6f  %11.6f\n", NAMES[op], row.best_mbs, row.avg_s,
-               row.min_s, row.max_s);
+        printf("%-12s%14.1f  %11.6f  %11.6f  %11.6f%s\n", NAMES[op], row.best_mbs, row.avg_s,
+               row.min_s, row.max_s, row.max_s > 1.5 * row.min_s ? "  (noisy: max > 1.5 x min; "
+               "another program shares these cores?)" : "");
         if (op == RL_TRIAD)
             *triad_mbs = row.best_mbs;
     }
@@ -52,6 +53,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s [passes: 2..%d]\n", argv[0], MAX_PASSES);
         return 2;
     }
+    (void)mm_hw_pin_to_core(0); /* the one-thread table runs here, on core 0 */
     float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
     if (!a || !b || !c || ms_fill(a, b, c, n, cores) != 0) {
         fprintf(stderr, "stream: out of memory for 3 arrays of %zu MiB\n", n * 4 >> 20);
@@ -69,7 +71,6 @@ int main(int argc, char **argv)
         if (t == cores)
             break;
     }
-    (void)mm_hw_pin_to_core(0);
     rl_roof_t roof = { ms_fma_gflops(5), triad1 / 1e3 };
     double ridge;
     printf("\nOne core's roofline: FMA peak %.1f GFLOP/s, triad %.1f GB/s\n", roof.peak_gflops,
