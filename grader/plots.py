@@ -14,6 +14,14 @@ from .labs import ROOT, Lab
 PLOTS_DIR = os.path.join(ROOT, "build", "plots")
 
 
+def pow2_label(v: float, _pos=None) -> str:
+    """A log-2 axis tick: 4096, 1.5, or 1/32 below 1 (a fraction a reader can check)."""
+    if v >= 1:
+        return f"{v:.0f}" if v == int(v) else f"{v:g}"
+    inv = 1 / v
+    return f"1/{inv:.0f}" if abs(inv - round(inv)) < 1e-9 else f"{v:g}"
+
+
 def draw_points(ax, spec: dict, pts: dict):
     """The `points` series over the lines: one marker each, named by point_labels[which]."""
     names = spec.get("point_labels", [])
@@ -42,7 +50,7 @@ def draw(spec: dict, series: dict, path: str, points: dict | None = None):
         draw_points(ax, spec, points)
     if spec.get("logx"):
         ax.set_xscale("log", base=2)
-        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(pow2_label))
     if spec.get("logy"):
         ax.set_yscale("log")
     if "hline" in spec:
