@@ -34,8 +34,9 @@ typedef struct {
     float *a, *b, *c;  /* STREAM's arrays; the kernels read b and write a */
     size_t n;          /* floats per array */
     float *x, *gamma, *beta; /* COLS floats each */
-    int32_t *idx;      /* the gather's indices */
-    size_t bags;
+    int32_t *idx;      /* the gather's indices, (bags + SLACK) x BAG */
+    size_t rows, bags; /* rows (bags) one call takes, from its random offset */
+    size_t llc;        /* bytes of the last-level cache, as hwloc reports it */
 } bufs_t;
 
 typedef struct {
@@ -52,39 +53,36 @@ static const char *const METRICS[] = { "gemv_vs_triad", "softmax_vs_triad",
 /* Kernel k over the rows (bags) off .. off + used - 1 of the inputs; the output always at a. */
 static int run_kernel(int k, const bufs_t *s, size_t off)
 {
-    size_t rows = s->n / COLS - SLACK;
     const float *x = s->b + off * COLS;
     switch (k) {
-    case K_GEMV: return rl_gemv(x, rows, COLS, s->x, s->a);
-    case K_SOFTMAX: return rl_softmax(x, rows, COLS, s->a);
-    case K_LAYERNORM: return rl_layernorm(x, rows, COLS, s->gamma, s->beta, 1e-5f, s->a);
+    case K_GEMV: return rl_gemv(x, s->rows, COLS, s->x, s->a);
+    case K_SOFTMAX: return rl_softmax(x, s->rows, COLS, s->a);
+    case K_LAYERNORM: return rl_layernorm(x, s->rows, COLS, s->gamma, s->beta, 1e-5f, s->a);
     default:
-        return rl_embedding_bag(s->b, s->n / DIM, DIM, s->idx + off * BAG, s->bags - SLACK, BAG,
-                                s->a);
+        return rl_embedding_bag(s->b, s->n / DIM, DIM, s->idx + off * BAG, s->bags, BAG, s->a);
     }
 }
 
 /* The benchmark's spot check of kernel k's last output (verify.h): 0, 1 with *miss, or -ENOMEM. */
 static int verify(int k, const bufs_t *s, size_t off, mm_rng_t *r, vf_miss_t *miss)
 {
-    size_t rows = s->n / COLS - SLACK;
     const float *x = s->b + off * COLS;
     switch (k) {
-    case K_GEMV: return vf_gemv(x, rows, COLS, s->x, s->a, r, CHECKS, miss);
-    case K_SOFTMAX: return vf_softmax(x, rows, COLS, s->a, r, CHECKS, miss);
+    case K_GEMV: return vf_gemv(x, s->rows, COLS, s->x, s->a, r, CHECKS, miss);
+    case K_SOFTMAX: return vf_softmax(x, s->rows, COLS, s->a, r, CHECKS, miss);
     case K_LAYERNORM:
-        return vf_layernorm(x, rows, COLS, s->gamma, s->beta, 1e-5f, s->a, r, CHECKS, miss);
+        return vf_layernorm(x, s->rows, COLS, s->gamma, s->beta, 1e-5f, s->a, r, CHECKS, miss);
     default:
-        return vf_embedding_bag(s->b, DIM, s->idx + off * BAG, s->bags - SLACK, BAG, s->a, r,
-                                CHECKS, miss);
+        return vf_embedding_bag(s->b, DIM, s->idx + off * BAG, s->bags, BAG, s->a, r, CHECKS,
+                                miss);
     }
 }
 
 /* The four kernels with the benchmark's own counts (the contract's rules). */
 static void describe(kernel_t *k, const bufs_t *s)
 {
-    double rows = (double)(s->n / COLS - SLACK), rc = rows * COLS;
-    double bags = (double)(s->bags - SLACK), look = bags * BAG;
+    double rows = (double)s->rows, rc = rows * COLS;
+    double bags = (double)s->bags, look = bags * BAG;
     k[K_GEMV] = (kernel_t){ .name = "gemv", .metric = "gemv_vs_triad", .flops = 2 * rc,
                             .bytes = 4 * (rc + COLS + rows) };
     k[K_SOFTMAX] = (kernel_t){ .name = "softmax", .metric = "softmax_vs_triad",
@@ -97,15 +95,16 @@ static void describe(kernel_t *k, const bufs_t *s)
 
 static int setup(bufs_t *s)
 {
-    s->n = ms_array_floats(NULL) / COLS * COLS;
+    s->n = ms_array_floats(&s->llc) / COLS * COLS;
+    s->rows = s->n / COLS - SLACK;
     size_t bytes = s->n * sizeof(float);
     s->a = malloc(bytes);
     s->b = malloc(bytes);
     s->c = malloc(bytes);
     s->x = malloc(3 * COLS * sizeof(float));
     /* A quarter of the table's bytes gathered per call: rows picked at random, repeats allowed. */
-    s->bags = s->n / DIM / 4 / BAG;
-    s->idx = malloc(s->bags * BAG * sizeof *s->idx);
+    s->bags = s->n / DIM / 4 / BAG - SLACK;
+    s->idx = malloc((s->bags + SLACK) * BAG * sizeof *s->idx);
     if (!s->a || !s->b || !s->c || !s->x || !s->idx || ms_fill(s->a, s->b, s->c, s->n, 1) != 0)
         return -ENOMEM;
     s->gamma = s->x + COLS;
@@ -116,7 +115,7 @@ static int setup(bufs_t *s)
         s->beta[j] = 0.5f;
     }
     mm_rng_t r = mm_rng_new(10);
-    for (size_t k = 0; k < s->bags * BAG; k++)
+    for (size_t k = 0; k < (s->bags + SLACK) * BAG; k++)
         s->idx[k] = (int32_t)mm_rng_range(&r, 0, s->n / DIM - 1);
     return 0;
 }
@@ -264,12 +263,11 @@ static void stream_rates(const bufs_t *s, double gbs[4])
 static void report_predictions(mm_json_t *j, const kernel_t *k, const bufs_t *s,
                                const rl_roof_t *roof)
 {
-    size_t rows = s->n / COLS - SLACK;
     rl_cost_t c[NKERNELS];
-    int rc[NKERNELS] = { rl_cost_gemv(rows, COLS, &c[K_GEMV]),
-                         rl_cost_softmax(rows, COLS, &c[K_SOFTMAX]),
-                         rl_cost_layernorm(rows, COLS, &c[K_LAYERNORM]),
-                         rl_cost_embedding_bag(s->bags - SLACK, BAG, DIM, &c[K_GATHER]) };
+    int rc[NKERNELS] = { rl_cost_gemv(s->rows, COLS, &c[K_GEMV]),
+                         rl_cost_softmax(s->rows, COLS, &c[K_SOFTMAX]),
+                         rl_cost_layernorm(s->rows, COLS, &c[K_LAYERNORM]),
+                         rl_cost_embedding_bag(s->bags, BAG, DIM, &c[K_GATHER]) };
     for (int i = 0; i < NKERNELS; i++) {
         double ns = 0, fpb = 0;
         mm_json_object(j, k[i].name);
@@ -335,10 +333,8 @@ static void report_series(mm_json_t *j, const kernel_t *k, const rl_roof_t *roof
 static void report_info(mm_json_t *j, const kernel_t *k, const bufs_t *s, double gate,
                         const double gbs[4], const rl_roof_t *roof)
 {
-    size_t llc = 0;
-    (void)ms_array_floats(&llc);
     mm_json_object(j, "info");
-    mm_json_int(j, "llc_mib", (long long)(llc >> 20));
+    mm_json_int(j, "llc_mib", (long long)(s->llc >> 20));
     mm_json_int(j, "array_mib", (long long)(s->n * sizeof(float) >> 20));
     mm_json_num(j, "stream_copy_gbs", gbs[RL_COPY]);
     mm_json_num(j, "stream_scale_gbs", gbs[RL_SCALE]);
