@@ -48,13 +48,21 @@ static void stream_slice(rl_stream_op_t op, float *restrict a, const float *rest
     }
 }
 
+/* Where the pinned threads wait until every one is ready and the main thread says go. */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    unsigned ready; /* threads waiting */
+    int go;
+} gate_t;
+
 typedef struct {
     rl_stream_op_t op;
     int fill; /* 1: ms_fill's initialisation instead of op */
     float *a, *b, *c;
     size_t lo, hi;
     unsigned core;
-    pthread_barrier_t *start;
+    gate_t *start;
 } slice_t;
 
 static void fill_slice(slice_t *s)
@@ -69,8 +77,14 @@ static void fill_slice(slice_t *s)
 static void *slice_main(void *p)
 {
     slice_t *s = p;
+    gate_t *g = s->start;
     (void)mm_hw_pin_to_core(s->core);
-    pthread_barrier_wait(s->start);
+    pthread_mutex_lock(&g->mu);
+    g->ready++;
+    pthread_cond_broadcast(&g->cv);
+    while (!g->go)
+        pthread_cond_wait(&g->cv, &g->mu);
+    pthread_mutex_unlock(&g->mu);
     if (s->fill)
         fill_slice(s);
     else
@@ -79,18 +93,17 @@ static void *slice_main(void *p)
 }
 
 /* Runs the slices of [0, n) on `threads` pinned threads, timed from the moment all are ready
- * (the barrier) to the last one's end. Returns seconds or a negative errno. */
+ * (pinned, at the gate) to the last one's end. If a thread cannot be made, those made run empty
+ * slices and the error is returned. Returns seconds or a negative errno. */
 static double run_sliced(slice_t proto, size_t n, unsigned threads)
 {
     pthread_t tid[MAX_THREADS];
     slice_t sl[MAX_THREADS];
-    pthread_barrier_t start;
+    gate_t start = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 };
     unsigned made = 0;
     int rc = 0;
     if (threads == 0 || threads > MAX_THREADS)
         return -EINVAL;
-    if (pthread_barrier_init(&start, NULL, threads + 1) != 0)
-        return -ENOMEM;
     for (; made < threads; made++) {
         sl[made] = proto;
         sl[made].lo = n / threads * made;
@@ -101,19 +114,19 @@ static double run_sliced(slice_t proto, size_t n, unsigned threads)
         if (rc != 0)
             break;
     }
-    if (rc != 0) { /* the threads made wait at the barrier: let them run on empty slices */
+    pthread_mutex_lock(&start.mu);
+    while (start.ready < made)
+        pthread_cond_wait(&start.cv, &start.mu);
+    if (rc != 0) /* the threads made run empty slices */
         for (unsigned k = 0; k < made; k++)
             sl[k].hi = sl[k].lo;
-        for (unsigned k = made; k < threads; k++)
-            pthread_barrier_wait(&start);
-    }
     uint64_t t0 = mm_now_ns();
-    if (rc == 0)
-        pthread_barrier_wait(&start);
+    start.go = 1;
+    pthread_cond_broadcast(&start.cv);
+    pthread_mutex_unlock(&start.mu);
     for (unsigned k = 0; k < made; k++)
         pthread_join(tid[k], NULL);
     double secs = mm_elapsed_s(t0);
-    pthread_barrier_destroy(&start);
     return rc != 0 ? -(double)rc : secs;
 }
 
