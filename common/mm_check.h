@@ -78,16 +78,6 @@ void mm_test_register(mm_test_t *t);
     } while (0)
 #define MM_RNG() mm_test_rng(__func__)
 
-/* Asserts that `call` returns 0 / the negative errno `err`, naming the call and both errnos. */
-#define MM_ASSERT_OK(call) MM_ASSERT_ERR(call, 0)
-#define MM_ASSERT_ERR(call, err)                                                      \
-    do {                                                                              \
-        long mm_rc_ = (long)(call), mm_want_ = (long)(err);                           \
-        ck_assert_msg(mm_rc_ == mm_want_, "%s returned %ld (%s), expected %ld (%s)",  \
-                      #call, mm_rc_, mm_rc_ ? strerror((int)-mm_rc_) : "success",     \
-                      mm_want_, mm_want_ ? strerror((int)-mm_want_) : "success");     \
-    } while (0)
-
 /* Like ck_assert_msg, for checks inside loops: records nothing when it passes. Check's fork
  * mode writes a record for every passing ck_assert*; millions of them (one per element of a large
  * buffer) overflow the sandbox's file-size limit and lose the whole lab's results. */
@@ -95,6 +85,21 @@ void mm_test_register(mm_test_t *t);
     do {                                                                              \
         if (!(cond))                                                                  \
             ck_abort_msg(__VA_ARGS__);                                                \
+    } while (0)
+
+/* Asserts that `call` returns 0 / the negative errno `err`, naming the call and both errnos:
+ * MM_ASSERT_* through ck_assert_msg, MM_CHECK_* through MM_CHECK (nothing recorded on a pass:
+ * for loops). */
+#define MM_ASSERT_OK(call) MM_ASSERT_ERR(call, 0)
+#define MM_ASSERT_ERR(call, err) MM_ERR_IS_(ck_assert_msg, call, err)
+#define MM_CHECK_OK(call) MM_CHECK_ERR(call, 0)
+#define MM_CHECK_ERR(call, err) MM_ERR_IS_(MM_CHECK, call, err)
+#define MM_ERR_IS_(assert_, call, err)                                                \
+    do {                                                                              \
+        long mm_rc_ = (long)(call), mm_want_ = (long)(err);                           \
+        assert_(mm_rc_ == mm_want_, "%s returned %ld (%s), expected %ld (%s)",        \
+                #call, mm_rc_, mm_rc_ ? strerror((int)-mm_rc_) : "success",           \
+                mm_want_, mm_want_ ? strerror((int)-mm_want_) : "success");           \
     } while (0)
 
 /* The run's seed. */

@@ -181,12 +181,12 @@ MM_TEST(test_stream_bytes_bad_args)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         MM_ASSERT_ERR(rl_stream_bytes(bad[i], 1000, 8, &b), -EINVAL);
     for (rl_stream_op_t op = RL_COPY; op <= RL_TRIAD; op = (rl_stream_op_t)(op + 1)) {
-        MUST_ERR(rl_stream_bytes(op, 1000, 8, NULL), -EINVAL);
-        MUST_ERR(rl_stream_bytes(op, 0, 8, &b), -EINVAL);
-        MUST_ERR(rl_stream_bytes(op, 1000, 0, &b), -EINVAL);
-        MUST_ERR(rl_stream_bytes(op, SIZE_MAX, 1, &b), -EOVERFLOW);
-        MUST_ERR(rl_stream_bytes(op, 1, SIZE_MAX, &b), -EOVERFLOW);
-        MUST_ERR(rl_stream_bytes(op, (size_t)1 << 32, (size_t)1 << 32, &b), -EOVERFLOW);
+        MM_CHECK_ERR(rl_stream_bytes(op, 1000, 8, NULL), -EINVAL);
+        MM_CHECK_ERR(rl_stream_bytes(op, 0, 8, &b), -EINVAL);
+        MM_CHECK_ERR(rl_stream_bytes(op, 1000, 0, &b), -EINVAL);
+        MM_CHECK_ERR(rl_stream_bytes(op, SIZE_MAX, 1, &b), -EOVERFLOW);
+        MM_CHECK_ERR(rl_stream_bytes(op, 1, SIZE_MAX, &b), -EOVERFLOW);
+        MM_CHECK_ERR(rl_stream_bytes(op, (size_t)1 << 32, (size_t)1 << 32, &b), -EOVERFLOW);
     }
     ck_assert_msg(b == 42, "a failed rl_stream_bytes changed *bytes (now %llu)",
                   (unsigned long long)b);

@@ -23,7 +23,7 @@ static void check_shape(mm_rng_t *r, shape_t s, int repeats)
         idx[k] = (int32_t)(k == 0 ? s.rows - 1 : k == 1 ? 0 : v); /* both ends of the table */
     }
     tu_embedding_bag_oracle(table, s.dim, idx, s.bags, s.bag_size, want, scale);
-    MUST(rl_embedding_bag(table, s.rows, s.dim, idx, s.bags, s.bag_size, out));
+    MM_CHECK_OK(rl_embedding_bag(table, s.rows, s.dim, idx, s.bags, s.bag_size, out));
     char what[160];
     snprintf(what, sizeof what, "embedding bag: table %zu x %zu, %zu bags of %zu%s", s.rows,
              s.dim, s.bags, s.bag_size, repeats ? ", one row repeated per bag" : "");
@@ -68,7 +68,7 @@ MM_TEST(test_embedding_bag_bad_index_writes_nothing)
             int32_t keep = idx[at[j]];
             idx[at[j]] = bad[i];
             tu_fill_pattern(out, BAGS * DIM);
-            MUST_ERR(rl_embedding_bag(table, ROWS, DIM, idx, BAGS, BS, out), -ERANGE);
+            MM_CHECK_ERR(rl_embedding_bag(table, ROWS, DIM, idx, BAGS, BS, out), -ERANGE);
             char what[120];
             snprintf(what, sizeof what, "embedding bag with index %d (of %d rows) at position "
                      "%zu of %d", bad[i], ROWS, at[j], N);
@@ -86,7 +86,7 @@ MM_TEST(test_embedding_bag_bad_index_writes_nothing)
             ix[k] = (int32_t)mm_rng_range(&r, 0, rows - 1);
         size_t p = t % 2 ? n - 1 - mm_rng_range(&r, 0, bs - 1) : mm_rng_range(&r, 0, n - 1);
         ix[p] = t % 3 ? (int32_t)rows : -1 - (int32_t)mm_rng_range(&r, 0, 1000);
-        MUST_ERR(rl_embedding_bag(table, rows, DIM, ix, bags, bs, o), -ERANGE);
+        MM_CHECK_ERR(rl_embedding_bag(table, rows, DIM, ix, bags, bs, o), -ERANGE);
         tu_guarded_check(o, bags * DIM, "rl_embedding_bag refusing a bad index");
         tu_expect_pattern(o - TU_GUARD, bags * DIM + 2 * TU_GUARD,
                           "rl_embedding_bag refusing a bad index in a random bag");

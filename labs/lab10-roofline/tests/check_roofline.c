@@ -54,7 +54,7 @@ MM_TEST(test_ridge)
     mm_rng_t r = MM_RNG();
     for (int t = 0; t < 1000; t++) {
         rl_roof_t rf = random_roof(&r);
-        MUST(rl_ridge(&rf, &ridge));
+        MM_CHECK_OK(rl_ridge(&rf, &ridge));
         MM_CHECK(tu_near(ridge, rf.peak_gflops / rf.peak_gbs), "roof %.17g GFLOP/s, %.17g GB/s:"
                  " ridge %.17g, expected %.17g", rf.peak_gflops, rf.peak_gbs, ridge,
                  rf.peak_gflops / rf.peak_gbs);
@@ -86,7 +86,7 @@ MM_TEST(test_attainable)
         rl_roof_t rf = random_roof(&r);
         double ridge = rf.peak_gflops / rf.peak_gbs, g = -1.0;
         double fpb = t % 4 == 0 ? ridge : ridge * 4.0 * mm_rng_unit(&r);
-        MUST(rl_attainable(&rf, fpb, &g));
+        MM_CHECK_OK(rl_attainable(&rf, fpb, &g));
         double want = fmin(rf.peak_gflops, rf.peak_gbs * fpb);
         MM_CHECK(tu_near(g, want), "roof %.17g GFLOP/s, %.17g GB/s at %.17g FLOP/byte (ridge "
                  "%.17g): %.17g, expected %.17g", rf.peak_gflops, rf.peak_gbs, fpb, ridge, g,
@@ -118,7 +118,7 @@ MM_TEST(test_predict_ns)
                         mm_rng_next(&r) >> mm_rng_range(&r, 0, 63) };
         double ns = -1.0, want = fmax((double)c.flops / rf.peak_gflops,
                                       (double)c.bytes / rf.peak_gbs);
-        MUST(rl_predict_ns(&rf, c, &ns));
+        MM_CHECK_OK(rl_predict_ns(&rf, c, &ns));
         MM_CHECK(tu_near(ns, want), "%llu FLOPs, %llu bytes on %.17g GFLOP/s, %.17g GB/s: "
                  "%.17g ns, expected %.17g", (unsigned long long)c.flops,
                  (unsigned long long)c.bytes, rf.peak_gflops, rf.peak_gbs, ns, want);
@@ -136,14 +136,14 @@ MM_TEST(test_roof_bad_args)
         for (int side = 0; side < 2; side++) {
             rl_roof_t rf = roof;
             *(side ? &rf.peak_gbs : &rf.peak_gflops) = bad[i];
-            MUST_ERR(rl_ridge(&rf, &out), -EINVAL);
-            MUST_ERR(rl_attainable(&rf, 1.0, &out), -EINVAL);
-            MUST_ERR(rl_predict_ns(&rf, c, &out), -EINVAL);
+            MM_CHECK_ERR(rl_ridge(&rf, &out), -EINVAL);
+            MM_CHECK_ERR(rl_attainable(&rf, 1.0, &out), -EINVAL);
+            MM_CHECK_ERR(rl_predict_ns(&rf, c, &out), -EINVAL);
             MM_CHECK(same_bits(out, 123.25), "a refused roof (%s = %g) changed the output",
                      side ? "peak_gbs" : "peak_gflops", bad[i]);
         }
     for (size_t i = 0; i < sizeof bad_fpb / sizeof bad_fpb[0]; i++)
-        MUST_ERR(rl_attainable(&roof, bad_fpb[i], &out), -EINVAL);
+        MM_CHECK_ERR(rl_attainable(&roof, bad_fpb[i], &out), -EINVAL);
     ck_assert_msg(same_bits(out, 123.25), "a refused intensity changed *gflops");
     MM_ASSERT_ERR(rl_ridge(NULL, &out), -EINVAL);
     MM_ASSERT_ERR(rl_ridge(&roof, NULL), -EINVAL);

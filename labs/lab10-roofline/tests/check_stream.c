@@ -48,7 +48,7 @@ MM_TEST(test_stream_summary)
             mx = fmax(mx, s[k]);
         }
         s[0] = t % 2 ? mn / 2 : mx * 2;
-        MUST(rl_stream_summary(s, n, bytes, &row));
+        MM_CHECK_OK(rl_stream_summary(s, n, bytes, &row));
         expect_row(&row, 1e-6 * (double)bytes / mn, sum / (n - 1), mn, mx, "random passes");
     }
 }
@@ -69,7 +69,7 @@ MM_TEST(test_stream_summary_bad_args)
     for (size_t i = 0; i < sizeof bad_t / sizeof bad_t[0]; i++)
         for (int at = 1; at < 6; at++) { /* a bad counted time anywhere, the last included */
             secs[at] = bad_t[i];
-            MUST_ERR(rl_stream_summary(secs, 6, 1000, &row), -EINVAL);
+            MM_CHECK_ERR(rl_stream_summary(secs, 6, 1000, &row), -EINVAL);
             secs[at] = 0.1 * (at + 1);
         }
     ck_assert_msg(memcmp(&row, &keep, sizeof row) == 0,

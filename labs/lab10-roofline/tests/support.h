@@ -12,16 +12,6 @@
 
 _Static_assert(SIZE_MAX == UINT64_MAX, "the overflow tests assume a 64-bit size_t");
 
-/* As MM_ASSERT_ERR, but records nothing when it passes (for loops; see mm_check.h). */
-#define MUST_ERR(call, err)                                                          \
-    do {                                                                             \
-        long must_rc_ = (long)(call), must_want_ = (long)(err);                      \
-        MM_CHECK(must_rc_ == must_want_, "%s returned %ld (%s), expected %ld (%s)",  \
-                 #call, must_rc_, must_rc_ ? strerror((int)-must_rc_) : "success",   \
-                 must_want_, must_want_ ? strerror((int)-must_want_) : "success");   \
-    } while (0)
-#define MUST(call) MUST_ERR(call, 0)
-
 /* ---- Part A: counting -------------------------------------------------------------------- */
 
 typedef enum { TU_EMB, TU_GEMV, TU_SOFTMAX, TU_LAYERNORM } tu_kind_t;
