@@ -39,6 +39,7 @@ static void open_nested(mm_json_t *j, const char *key, char opener)
 void mm_json_begin(mm_json_t *j, FILE *f)
 {
     j->f = f;
+    j->on_end = NULL;
     j->depth = 0;
     j->count[0] = 0;
     fputc('{', f);
@@ -60,6 +61,8 @@ void mm_json_end(mm_json_t *j)
         mm_json_close(j, '}');
     fputs("}\n", j->f);
     fflush(j->f);
+    if (j->on_end)
+        j->on_end(j);
 }
 
 void mm_json_num(mm_json_t *j, const char *key, double v)

@@ -7,15 +7,16 @@
 
 #define MM_JSON_MAX_DEPTH 16
 
-typedef struct {
+typedef struct mm_json {
     FILE *f;
     int depth;
     int count[MM_JSON_MAX_DEPTH]; /* members written so far at each depth */
+    void (*on_end)(struct mm_json *j); /* called by mm_json_end once the object is written */
 } mm_json_t;
 
-/* Starts the top-level object on `f`. */
+/* Starts the top-level object on `f` (on_end: none). */
 void mm_json_begin(mm_json_t *j, FILE *f);
-/* Closes every open object/array and writes a newline. */
+/* Closes every open object/array, writes a newline, flushes, then calls j->on_end if set. */
 void mm_json_end(mm_json_t *j);
 
 /* Opens a nested object / array as member `key` (key NULL inside an array). */

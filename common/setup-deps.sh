@@ -4,7 +4,7 @@
 # message naming the packages and the command, and fails. Usage: setup-deps.sh [--check] [pkg...]
 set -u
 PKGS=(check libnuma-dev libhwloc-dev hwloc numactl pkg-config python3 python3-pytest
-      python3-matplotlib)
+      python3-matplotlib libseccomp-dev libssl-dev bubblewrap)
 [ $# -gt 0 ] && [ "$1" != --check ] && PKGS=("$@")
 
 missing=()

@@ -16,7 +16,7 @@ import os
 import statistics
 from dataclasses import dataclass, field
 
-from . import hw, sandbox
+from . import hw, sandbox, seal
 from .labs import Lab, Metric
 from .results import FAILED, PARTIAL, PASSED, SKIPPED, Item
 
@@ -61,17 +61,13 @@ class BenchResult:
         return [f"the benchmark's output was cut: {dropped} more bytes dropped"] if dropped else []
 
 
-def parse_report(stdout: str) -> dict | None:
-    """The last line of the text that parses as a JSON object, or None."""
-    for line in reversed(stdout.strip().splitlines()):
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                obj = json.loads(line)
-                return obj if isinstance(obj, dict) else None
-            except ValueError:
-                continue
-    return None
+def parse_report(text: str) -> dict | None:
+    """The report: exactly one JSON object (what the harness sends), or None."""
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) else None
 
 
 def speaks_for_itself(m: Metric) -> bool:
@@ -183,24 +179,30 @@ def timeout_s(lab: Lab) -> float:
 
 
 def run_once(lab: Lab, binary: str, run_name: str) -> Run:
-    """Runs the benchmark once in sandbox.workdir(run_name)."""
+    """Runs the benchmark once in a run folder of its own. Its report counts only when the run
+    ended well and the report came sealed, alone, on the result channel (grader/seal.py)."""
     limits = sandbox.Limits(timeout_s=timeout_s(lab), address_space_mb=hw.address_space_mb(lab),
                             data_mb=hw.data_mb(lab))
-    run_dir = sandbox.workdir(run_name, binary)
-    out = os.path.join(run_dir, "bench.json")
-    env = sandbox.base_env(run_dir, MLMEM_BENCH_JSON=out)
-    res = sandbox.run([os.path.join(run_dir, os.path.basename(binary))], limits, cwd=run_dir,
-                      env=env)
-    try:
-        with open(out, errors="replace") as f:
-            report = parse_report(f.read())
-    except OSError:
-        report = None
+    channel = seal.Channel()
+    with sandbox.rundir(run_name, binary) as run_dir:
+        try:
+            res = sandbox.run([os.path.join(run_dir, os.path.basename(binary))], limits,
+                              cwd=run_dir, env=sandbox.base_env(run_dir, **seal.ENV),
+                              fds=channel.fds)
+        finally:
+            got = channel.received()
+    body, problem = seal.report(channel.key, got)
+    report = parse_report(body.decode("utf-8", "replace")) if body is not None else None
     if res.timed_out:
         why = (f"the benchmark did not finish within its time limit ({limits.timeout_s:g} s) "
                "and was stopped")
-    elif report is None or not res.ok:
-        why = f"the benchmark ended ({res.verdict()}) without reporting it"
+    elif not res.ok:
+        why = f"the benchmark ended ({res.verdict()}): its report, if any, is not used"
+        report = None
+    elif problem:
+        why = f"{problem} (flagged for staff review)" if got.data else problem
+    elif report is None:
+        why = "the benchmark's report is not one JSON object"
     else:
         why = "the benchmark did not report it"
     return Run(report, why, res.stderr, res.timed_out, res.dropped_bytes)

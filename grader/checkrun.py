@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import xml.etree.ElementTree as ET
 
-from . import hidden, hw, sandbox
+from . import hidden, hw, sandbox, seal
 from .labs import Lab
 from .results import FAILED, PASSED, SKIPPED, Item
 
@@ -46,8 +46,7 @@ def stall_limit_s(lab: Lab) -> float:
 
 def _env(run_dir: str, lab: Lab, seed: str | None, secret: bool) -> dict[str, str]:
     env = sandbox.base_env(run_dir, CK_FORK="yes", CK_DEFAULT_TIMEOUT=f"{lab.test_timeout_s:g}",
-                           CK_XML_LOG_FILE_NAME=os.path.join(run_dir, "check.xml"),
-                           MLMEM_DONE_FILE=os.path.join(run_dir, "done.txt"))
+                           CK_XML_LOG_FILE_NAME=os.path.join(run_dir, "check.xml"), **seal.ENV)
     for key in ("CK_TIMEOUT_MULTIPLIER", "ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS"):
         if key in os.environ:
             env[key] = os.environ[key]
@@ -73,23 +72,6 @@ def _parse_xml(path: str) -> dict[str, tuple[str, str]]:
     return out
 
 
-def _parse_done(path: str) -> dict[str, str]:
-    """test name -> '' (reached its end) or 'SKIP:<reason>'."""
-    out = {}
-    try:
-        with open(path, errors="replace") as f:
-            for line in f:
-                what, _, rest = line.rstrip("\n").partition(" ")
-                name, _, why = rest.partition(" ")
-                if what == "DONE":
-                    out.setdefault(name, "")
-                elif what == "SKIP":
-                    out[name] = "SKIP:" + why
-    except OSError:
-        pass
-    return out
-
-
 def _item(lab: Lab, t, xml: dict, done: dict, whole: sandbox.RunResult) -> Item:
     item = Item(lab.id, "test", t.name, t.points)
     mark = done.get(t.name)
@@ -112,25 +94,37 @@ def _item(lab: Lab, t, xml: dict, done: dict, whole: sandbox.RunResult) -> Item:
 
 
 def run_tests(lab: Lab, binary: str, run_name: str, seed: str | None,
-              secret: bool = False) -> tuple[list[Item], str]:
-    """Runs the test program in sandbox.workdir(run_name); returns the items and a transcript
-    (stdout+stderr, capped). A secret seed is passed but never printed."""
-    run_dir = sandbox.workdir(run_name, binary)
+              secret: bool = False) -> tuple[list[Item], str, list[str]]:
+    """Runs the test program in a run folder of its own (sandbox.workdir); returns the items, a
+    transcript for people (stdout+stderr, capped) and notes for results.json (tests not in
+    lab.toml, a program stopped for making no progress, output dropped, forged records). A test
+    passes only on its sealed completion record (grader/seal.py) and Check's success. A secret
+    seed is passed but never printed."""
     limits = sandbox.Limits(timeout_s=lab.test_timeout_s * timeout_multiplier() *
                             max(1, len(lab.tests)) + 30,
                             address_space_mb=hw.address_space_mb(lab), data_mb=hw.data_mb(lab))
-    whole = sandbox.run([os.path.join(run_dir, os.path.basename(binary))], limits, cwd=run_dir,
-                        env=_env(run_dir, lab, seed, secret),
-                        watch=sandbox.Watch(os.path.join(run_dir, "check.xml"), stall_limit_s(lab)))
-    xml = _parse_xml(os.path.join(run_dir, "check.xml"))
-    done = _parse_done(os.path.join(run_dir, "done.txt"))
-    items = [_item(lab, t, xml, done, whole) for t in lab.tests]
+    channel = seal.Channel()
+    with sandbox.rundir(run_name, binary) as run_dir:
+        try:
+            whole = sandbox.run([os.path.join(run_dir, os.path.basename(binary))], limits,
+                                cwd=run_dir, env=_env(run_dir, lab, seed, secret),
+                                watch=sandbox.Watch(os.path.join(run_dir, "check.xml"),
+                                                    stall_limit_s(lab)),
+                                fds=channel.fds)
+        finally:
+            got = channel.received()
+        xml = _parse_xml(os.path.join(run_dir, "check.xml"))
+    recs = seal.records(channel.key, got)
+    items = [_item(lab, t, xml, recs.marks, whole) for t in lab.tests]
+    notes = []
     extra = sorted(set(xml) - {t.name for t in lab.tests})
-    transcript = whole.stdout + whole.stderr
     if extra:
-        transcript += "\nnot in lab.toml (0 points): " + ", ".join(extra)
+        notes.append("not in lab.toml (0 points): " + ", ".join(extra))
     if whole.stalled:
-        transcript += f"\nthe test program {whole.verdict()}"
+        notes.append(f"the test program {whole.verdict()}")
     if whole.dropped_bytes:
-        transcript += f"\n[{whole.dropped_bytes} more bytes of output dropped]"
-    return items, transcript
+        notes.append(f"[{whole.dropped_bytes} more bytes of output dropped]")
+    if recs.forged:
+        notes.append(f"flagged for staff review: {len(recs.forged)} line(s) on the result "
+                     f"channel without the grader's seal (first: {recs.forged[0]!r})")
+    return items, whole.stdout + whole.stderr, notes

@@ -3,7 +3,6 @@ goes and rewrites results.json after every step, so an interrupted run still lea
 from __future__ import annotations
 
 import os
-import re
 import time
 
 from . import bench, build, checkrun, hidden, hw, report, variants
@@ -11,17 +10,6 @@ from .labs import Lab
 from .results import Item
 
 GRADE_DIR = os.path.join(build.BUILD_DIR, "grade")
-
-
-# Lines checkrun.run_tests appends to the transcript that results.json must keep (notes).
-TRANSCRIPT_NOTES = re.compile(r"^(not in lab\.toml \(0 points\): .*|the test program .*|"
-                              r"\[\d+ more bytes of output dropped\])$")
-
-
-def transcript_notes(transcript: str) -> list[str]:
-    """The notes run_tests adds at the end of its transcript: tests the program ran that
-    lab.toml does not list, a program stopped for making no progress, output dropped."""
-    return [line for line in transcript.splitlines()[-3:] if TRANSCRIPT_NOTES.match(line)]
 
 
 class Grading:
@@ -97,15 +85,16 @@ class Grading:
     def _tests(self, lab: Lab, built: build.Built, run_base: str) -> list[Item]:
         if self.parts == "metrics":
             return []
-        tests, transcript = checkrun.run_tests(lab, os.path.join(built.out_dir, "check_lab"),
-                                               run_base + "-tests", self.seed, self.secret)
+        tests, transcript, notes = checkrun.run_tests(lab, os.path.join(built.out_dir,
+                                                                        "check_lab"),
+                                                      run_base + "-tests", self.seed, self.secret)
         seed_line = next((l for l in transcript.splitlines() if l.startswith("mlmem: seed")), "")
         if seed_line:
             self.out("  " + seed_line)
         cuda = hw.cuda_note(lab)
         if cuda:
             self.out("  " + cuda)
-        self.record(lab, tests, transcript_notes(transcript))
+        self.record(lab, tests, notes)
         return tests
 
     def _reference_bench(self, lab: Lab, built: build.Built) -> str | None:

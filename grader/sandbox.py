@@ -1,13 +1,18 @@
 """Runs student programs under limits: wall-clock timeout, address space (or data size), CPU
 time, process count, file size, and a cap on captured output; optionally a watch on a file the
-program must keep growing (Watch), so a stuck program is stopped early. Everything the program
-starts is killed when it ends, whatever it did (new process groups, a fork bomb, a flood of
-output)."""
+program must keep growing (Watch), so a stuck program is stopped early. Each run gets a folder of
+its own (rundir) and, where the kernel allows, namespaces of its own (grader/isolation.py). As
+root the program runs as a sandbox uid that this run holds alone on the whole kernel (claim_uid).
+Everything the program starts is killed when it ends, whatever it did (new process groups, a fork
+bomb, a flood of output, a daemon)."""
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import fcntl
 import glob
 import os
+import random
 import resource
 import shutil
 import signal
@@ -18,42 +23,52 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-# Uids used for nothing else, so that killing "all its processes" kills only the student's.
-# Each grader process takes one of UID_SLOTS uids from UID_BASE on (a lock file per uid), so
-# graders running side by side (batch grading, several terminals) never kill each other's runs.
+from . import isolation
+
+# Uids used for nothing else, so that killing "all its processes" kills only the student's. A
+# run takes one of UID_SLOTS uids from UID_BASE on for as long as it has processes, and only one
+# that no process on this kernel has (claim_uid): graders side by side, in other containers or
+# chroots or with other temporary folders, never share a uid nor kill each other's runs.
 UID_BASE = int(os.environ.get("MLMEM_SANDBOX_UID", "64987"))
 UID_SLOTS = 64
-_uid_lock = None   # the open lock file of this process's uid, held until it exits
-_uid = None
+_last_uid: int | None = None
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class UidsBusy(RuntimeError):
+    """Every sandbox uid has processes on this kernel."""
 
 
 def _base_dir() -> str:
-    """<tmp>/mlmem-sandbox-<euid>: run folders and uid locks, readable by the sandbox uids."""
+    """<tmp>/mlmem-sandbox-<euid>: the run folders, reachable by the sandbox uids."""
     base = os.path.join(tempfile.gettempdir(), f"mlmem-sandbox-{os.geteuid()}")
     os.makedirs(base, exist_ok=True)
-    os.chmod(base, 0o755)
+    os.chmod(base, 0o711)
     return base
 
 
 def sandbox_uid() -> int:
-    """The uid this grader process runs student programs as (when root)."""
-    global _uid_lock, _uid
-    if _uid is not None:
-        return _uid
-    base = _base_dir()
-    for k in range(UID_SLOTS):
-        f = open(os.path.join(base, f"uid-{UID_BASE + k}.lock"), "w")
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            f.close()
-            continue
-        _uid_lock, _uid = f, UID_BASE + k
-        if _dropping():  # what a grader that died left running under this uid
-            _kill_uid(_uid)
-        return _uid
-    raise RuntimeError(f"all {UID_SLOTS} sandbox uids from {UID_BASE} are in use")
+    """The uid the last run of this process used (UID_BASE before any run)."""
+    return _last_uid if _last_uid is not None else UID_BASE
 
+
+def _candidates() -> list[int]:
+    start = random.randrange(UID_SLOTS)
+    return [UID_BASE + (start + k) % UID_SLOTS for k in range(UID_SLOTS)]
+
+
+def _claim(nproc: int):
+    """In the child, just after setuid: a fork allowed only while this process is the uid's one
+    process on the kernel (RLIMIT_NPROC 2 counts every process and thread of the uid, in every
+    pid namespace and container on this kernel). Two runs claiming at once both fail and move
+    on; one that finds the uid busy raises. Then the run's own process limit is restored."""
+    pid = _libc.fork()
+    if pid == 0:
+        _libc._exit(0)
+    if pid < 0:
+        raise OSError(ctypes.get_errno(), "sandbox uid busy")
+    os.waitpid(pid, 0)
+    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
 
 @dataclass
 class Limits:
@@ -166,14 +181,33 @@ def _dropping() -> bool:
 
 
 def workdir(name: str, binary: str | None = None) -> str:
-    """A fresh folder to run a student program in, reachable by the sandbox uid (a clone under
-    /root is not): <tmp>/mlmem-sandbox-<euid>/<name>. Copies `binary` into it when given."""
-    path = os.path.join(_base_dir(), name)
-    shutil.rmtree(path, ignore_errors=True)
-    os.makedirs(path)
+    """A new folder of its own for one run of a student program, reachable by the sandbox uid
+    (a clone under /root is not): <tmp>/mlmem-sandbox-<euid>/<name>-XXXXXX, never shared with
+    another run whatever `name` is. Copies `binary` into it when given. discard() removes it."""
+    path = tempfile.mkdtemp(prefix=_safe(name) + "-", dir=_base_dir())
+    os.chmod(path, 0o755)
     if binary:
         shutil.copy2(binary, path)
     return path
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in name)[:80] or "run"
+
+
+def discard(path: str):
+    """Removes a folder made by workdir (what the student's program left in it too)."""
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def rundir(name: str, binary: str | None = None):
+    """workdir() for the length of a with-block."""
+    path = workdir(name, binary)
+    try:
+        yield path
+    finally:
+        discard(path)
 
 
 # Passed through to student programs where the grader has them: which GPUs to use, in which
@@ -220,9 +254,13 @@ def _count_user_tasks(uid: int) -> int:
     return n
 
 
-def _preexec(limits: Limits, drop_to: int | None, nproc_base: int, groups: list[int]):
+def _preexec(limits: Limits, drop_to: int | None, nproc_base: int, groups: list[int],
+             fds: dict[int, int]):
     def setup():
         os.setsid()
+        high = {t: fcntl.fcntl(s, fcntl.F_DUPFD, 100) for t, s in fds.items()}  # out of the way
+        for target, source in high.items():
+            os.dup2(source, target)
         cap = lambda mb: mb * 1024 * 1024
         if limits.address_space_mb is not None:
             resource.setrlimit(resource.RLIMIT_AS, (cap(limits.address_space_mb),) * 2)
@@ -232,11 +270,15 @@ def _preexec(limits: Limits, drop_to: int | None, nproc_base: int, groups: list[
             resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
         resource.setrlimit(resource.RLIMIT_FSIZE, (cap(limits.file_size_mb),) * 2)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_NPROC, (nproc_base + limits.nproc,) * 2)
-        if drop_to is not None:
-            os.setgroups(groups)
-            os.setgid(drop_to)
-            os.setuid(drop_to)
+        if drop_to is None:
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc_base + limits.nproc,) * 2)
+            return
+        nproc = max(limits.nproc, 8)
+        resource.setrlimit(resource.RLIMIT_NPROC, (2, nproc))
+        os.setgroups(groups)
+        os.setgid(drop_to)
+        os.setuid(drop_to)
+        _claim(nproc)
     return setup
 
 
@@ -323,25 +365,54 @@ def _wait(proc: subprocess.Popen, limits: Limits, watch: Watch | None, start: fl
                 return "stalled"
 
 
+def _start(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None, drop: bool,
+           fds: dict[int, int]) -> tuple[subprocess.Popen, int | None]:
+    """Starts `cmd`; as root (drop) as the first sandbox uid it can claim: (process, uid)."""
+    if not drop:
+        base = _count_user_tasks(os.getuid())
+        return subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                pass_fds=tuple(fds), preexec_fn=_preexec(limits, None, base, [],
+                                                                         fds)), None
+    groups = device_groups()
+    for uid in _candidates():
+        os.chown(cwd, uid, uid)
+        try:
+            return subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    pass_fds=tuple(fds),
+                                    preexec_fn=_preexec(limits, uid, 0, groups, fds)), uid
+        except subprocess.SubprocessError:
+            continue   # the uid has processes somewhere on this kernel (or two claimed it at once)
+    raise UidsBusy(f"all {UID_SLOTS} sandbox uids from {UID_BASE} have processes on this kernel")
+
+
+def confine(cmd: list[str], cwd: str, env: dict[str, str] | None,
+            read_only: tuple[str, ...] = ()) -> list[str]:
+    """`cmd` inside bubblewrap's namespaces where this machine allows them (grader/isolation.py):
+    it sees the system's folders, `read_only` and its own folder `cwd`, which it alone may write."""
+    if not isolation.current().namespaces:
+        return cmd
+    return isolation.bwrap_args(cwd, cwd, env or {}, read_only) + cmd
+
+
 def run(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = None,
-        sandbox_user: bool = True, watch: Watch | None = None) -> RunResult:
-    """Runs `cmd` in `cwd` under `limits`. As root (with sandbox_user), the program runs as
-    sandbox_uid() with no groups but those of the GPU device files (device_groups()), so the
-    process limit applies and the run cannot touch other users' files;
-    `cwd` (from workdir(), holding the program) is then handed to that uid. With `watch`, the
-    program is also stopped when it makes no progress (see Watch). Never raises for anything
-    the program does."""
-    drop_to = sandbox_uid() if (_dropping() and sandbox_user) else None
-    if drop_to is not None:
-        os.chown(cwd, drop_to, drop_to)
+        sandbox_user: bool = True, watch: Watch | None = None,
+        fds: dict[int, int] | None = None, read_only: tuple[str, ...] = ()) -> RunResult:
+    """Runs `cmd` in `cwd` (a folder from workdir()) under `limits`, confined (confine()). As
+    root (with sandbox_user) the program runs as a sandbox uid that no other process on this
+    kernel has, with no groups but those of the GPU device files (device_groups()); `cwd` is
+    handed to that uid. fds: {fd number in the program: open fd of the grader} (result channels).
+    With `watch`, the program is also stopped when it makes no progress (see Watch). Never raises
+    for anything the program does; raises UidsBusy when every sandbox uid is taken."""
+    global _last_uid
     _become_subreaper()
     _reap_all()
-    base = _count_user_tasks(drop_to if drop_to is not None else os.getuid())
-    groups = device_groups() if drop_to is not None else []
+    drop = _dropping() and sandbox_user
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=_preexec(limits, drop_to, base, groups))
+    proc, drop_to = _start(confine(cmd, cwd, env, read_only) if sandbox_user else cmd, limits,
+                           cwd, env, drop, fds or {})
+    _last_uid = drop_to if drop_to is not None else _last_uid
     outs: list[list[bytes]] = [[], []]
     dropped = [0]
     threads = [threading.Thread(target=_reader, args=(s, limits.output_bytes, o, dropped))
@@ -362,6 +433,8 @@ def run(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = N
     for t in threads:
         t.join(timeout=5)
     rc = proc.returncode
+    if sandbox_user and isolation.current().namespaces and 128 < rc <= 128 + 64:
+        rc = 128 - rc   # bubblewrap exits 128 + N when its program dies of signal N
     text = lambda o: (o[0] if o else b"").decode("utf-8", "replace")
     return RunResult(returncode=rc if rc >= 0 else None, signal=-rc if rc < 0 else None,
                      timed_out=ended == "timed out", stdout=text(outs[0]),

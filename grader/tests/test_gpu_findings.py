@@ -150,7 +150,7 @@ def test_lab05_budget_check_fits_a_small_address_space():
     built = build.build(lab, os.path.join(ROOT, "solutions"))
     assert built.ok, build.first_errors(built.log, 20)
     small = dataclasses.replace(lab, address_space_mb=1536)
-    items, transcript = checkrun.run_tests(small, os.path.join(built.out_dir, "check_lab"),
+    items, transcript, _ = checkrun.run_tests(small, os.path.join(built.out_dir, "check_lab"),
                                            f"gpu-findings-as-{os.getpid()}", "1")
     item = {i.name: i for i in items}["test_pipe_create_checks"]
     assert item.status in ("passed", "skipped"), item.output + transcript[-2000:]

@@ -54,7 +54,7 @@ def test_solution_clean_under_sanitizer(slug, san, tmp_path, monkeypatch):
     monkeypatch.setenv("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")
     monkeypatch.setenv("TSAN_OPTIONS", "halt_on_error=1:exitcode=66")
     unlimited = dataclasses.replace(lab, address_space_mb=None)
-    items, transcript = checkrun.run_tests(unlimited, os.path.join(built.out_dir, "check_lab"),
+    items, transcript, _ = checkrun.run_tests(unlimited, os.path.join(built.out_dir, "check_lab"),
                                            f"sanitizer-{slug}-{san}", None)
     reports = [r for r in SANITIZER_REPORTS if r in transcript]
     assert reports == [], transcript[-4000:]

@@ -77,14 +77,6 @@ def test_results_json_metric_output_carries_the_title_and_the_leaderboard_its_or
                                 {"name": "lab07 speedup", "value": 9.0, "order": "desc"}]
 
 
-def test_the_transcripts_notes_are_picked_out():
-    transcript = ("mlmem: seed 7\nnot in lab.toml (0 points): test_extra\n"
-                  "the test program stopped after 40 s: no progress for 20 s (killed)\n"
-                  "[1234 more bytes of output dropped]")
-    assert grade.transcript_notes(transcript) == transcript.splitlines()[1:]
-    assert grade.transcript_notes("student says: the test program is great\nok") == []
-
-
 def test_record_annotates_items_and_its_notes_reach_results_json(tmp_path):
     lab = labs.load(LAB01)
     secret = labs.Test("test_secret", 1, hidden=True)

@@ -48,10 +48,12 @@ def test_unknown_lab_lists_the_labs():
     assert "lab01-cache-lines" in str(e.value)
 
 
-def test_parse_report_takes_last_json_object():
-    text = 'noise\n{"metrics": {"a": {"value": 1}}}\n{"metrics": {"a": {"value": 2}}}\ngarbage {'
-    assert bench.parse_report(text)["metrics"]["a"]["value"] == 2
+def test_parse_report_takes_exactly_one_json_object():
+    assert bench.parse_report('{"metrics": {"a": {"value": 2}}}\n')["metrics"]["a"]["value"] == 2
+    two = '{"metrics": {"a": {"value": 1}}}\n{"metrics": {"a": {"value": 2}}}\n'
+    assert bench.parse_report(two) is None
     assert bench.parse_report("no json here") is None
+    assert bench.parse_report("[1, 2]") is None
 
 
 def test_score_metric_outcomes():

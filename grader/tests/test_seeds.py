@@ -58,7 +58,7 @@ def test_mlmem_seed_replays(check_lab):
 
 def test_grader_passes_the_seed(check_lab):
     lab = labs.load(SLUG)
-    _, transcript = checkrun.run_tests(lab, check_lab, "test-seeds-replay", "12345678901")
+    _, transcript, _ = checkrun.run_tests(lab, check_lab, "test-seeds-replay", "12345678901")
     assert "mlmem: seed 12345678901 (replay with MLMEM_SEED=12345678901)" in transcript
-    _, transcript = checkrun.run_tests(lab, check_lab, "test-seeds-secret", "42", secret=True)
+    _, transcript, _ = checkrun.run_tests(lab, check_lab, "test-seeds-secret", "42", secret=True)
     assert "seed set by the course staff (secret)" in transcript and "42" not in transcript

@@ -1,9 +1,11 @@
 /* Unit tests of the shared helpers in common/ (run by `make test`). */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "mm_aligned.h"
 #include "mm_bench.h"
@@ -12,6 +14,7 @@
 #include "mm_hw.h"
 #include "mm_json.h"
 #include "mm_rng.h"
+#include "mm_seal.h"
 #include "mm_timer.h"
 
 MM_TEST(test_aligned_alloc)
@@ -192,28 +195,91 @@ MM_TEST(test_metricf_long_detail)
 }
 MM_END_TEST
 
-/* mm_bench_open writes to the file MLMEM_BENCH_JSON names. */
-MM_TEST(test_bench_open)
+/* Runs work() in a child given the grader's channel, as the grader gives it: fd 3 (read back into
+ * out, NUL-terminated) and the key (all 0x2a) on fd 4, with sealing asked for. Returns the
+ * child's exit status (work() exits 0 when all went well). A child, since fds 3 and 4 may be
+ * Check's own in this process. */
+static int sealed_child(void (*work)(void), char *out, size_t cap)
 {
-    char path[] = "/tmp/mm-bench-open-XXXXXX", buf[256] = { 0 };
-    int fd = mkstemp(path);
-    ck_assert(fd >= 0);
-    close(fd);
-    setenv("MLMEM_BENCH_JSON", path, 1);
+    int chan[2], key[2];
+    unsigned char k[32];
+    memset(k, 0x2a, sizeof k);
+    ck_assert(pipe(chan) == 0 && pipe(key) == 0);
+    ck_assert(write(key[1], k, sizeof k) == (ssize_t)sizeof k);
+    close(key[1]);
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        int c = fcntl(chan[1], F_DUPFD, 10), kk = fcntl(key[0], F_DUPFD, 10);
+        if (c < 0 || kk < 0 || dup2(c, 3) != 3 || dup2(kk, 4) != 4)
+            _exit(3);
+        setenv("MLMEM_SEAL", "1", 1);
+        if (mm_seal_init() != 1)
+            _exit(4);
+        work();
+        _exit(0);
+    }
+    close(chan[1]);
+    close(key[0]);
+    size_t len = 0;
+    ssize_t n;
+    while (len + 1 < cap && (n = read(chan[0], out + len, cap - 1 - len)) > 0)
+        len += (size_t)n;
+    out[len] = 0;
+    close(chan[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return status;
+}
+
+static const char sealed_want[] =
+    "{\"lab\":\"00\",\"metrics\":{\"s\":{\"value\":2,\"unit\":\"x\",\"detail\":"
+    "\"base 2.0 ms, yours 1.0 ms (medians of 3 rounds, 4 x adds)\"}}}\n";
+
+static void write_report(void)
+{
     mm_json_t j;
     mm_bench_open(&j, "00");
     mm_bench_speedup(&j, "s", 2, "base", 0.002, 0.001, 3, "%u x %s", 4u, "adds");
     mm_bench_end_metrics(&j);
     mm_json_end(&j);
-    fclose(j.f);
-    unsetenv("MLMEM_BENCH_JSON");
-    FILE *f = fopen(path, "r");
-    ck_assert(f && fgets(buf, sizeof buf, f));
-    fclose(f);
-    unlink(path);
-    const char *want = "{\"lab\":\"00\",\"metrics\":{\"s\":{\"value\":2,\"unit\":\"x\",\"detail\":"
-                       "\"base 2.0 ms, yours 1.0 ms (medians of 3 rounds, 4 x adds)\"}}}\n";
-    ck_assert_msg(strcmp(buf, want) == 0, "got %s", buf);
+}
+
+/* Under the grader mm_bench_open's report reaches fd 3 whole, after a sealed header. */
+MM_TEST(test_bench_open_sealed)
+{
+    char buf[512], head[64];
+    ck_assert_int_eq(sealed_child(write_report, buf, sizeof buf), 0);
+    snprintf(head, sizeof head, "REPORT %zu ", strlen(sealed_want));
+    const char *body = strchr(buf, '\n');
+    ck_assert_msg(strncmp(buf, head, strlen(head)) == 0 && body, "got %s", buf);
+    ck_assert_msg(body - buf == (long)strlen(head) + 64, "the seal is 64 hex digits: %s", buf);
+    ck_assert_msg(strcmp(body + 1, sealed_want) == 0, "got %s", buf);
+}
+MM_END_TEST
+
+static void write_records(void)
+{
+    if (mm_seal_record("DONE", "t1", "why\nnot this") != 0 ||
+        mm_seal_record(NULL, "t1", "") != -EINVAL)
+        _exit(1);
+}
+
+/* A record is one line: kind, name, a 64-digit seal, the text cut at its first newline. */
+MM_TEST(test_seal_record_line)
+{
+    char buf[256];
+    ck_assert_int_eq(sealed_child(write_records, buf, sizeof buf), 0);
+    ck_assert_msg(strncmp(buf, "DONE t1 ", 8) == 0 && strlen(buf) == 8 + 64 + 5 &&
+                  strcmp(buf + 8 + 64, " why\n") == 0, "got %s", buf);
+}
+MM_END_TEST
+
+/* Outside the grader nothing is sealed, and mm_bench_output is stdout. */
+MM_TEST(test_unsealed_outside_grader)
+{
+    ck_assert_int_eq(mm_seal_record("DONE", "t", ""), -ENOTCONN);
+    ck_assert(mm_bench_output() == stdout);
 }
 MM_END_TEST
 

@@ -1,0 +1,120 @@
+"""How student programs are kept apart from the grader, from private files and from each other:
+bubblewrap's namespaces (a private mount view holding only the system's folders and the run
+folder, its own pid, network and IPC namespaces, killed as a whole) wherever the kernel allows
+them, and as root a sandbox uid besides (grader/sandbox.py). Where namespaces are refused (a
+container's default seccomp profile, a kernel without user namespaces) the grader falls back and
+says why: as root the uid alone still keeps private files and other users' processes out of
+reach; as an ordinary user nothing does, and such a grade is not for credit.
+MLMEM_NO_NAMESPACES=1 forces the fallback (the grader's own tests of it)."""
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+# System folders a student program may read (those that exist), mounted read-only at their own
+# paths; on merged-/usr systems /bin, /lib, ... are symbolic links and are made links again.
+SYSTEM_DIRS = ("/usr", "/etc", "/opt", "/sys", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
+               "/libx32")
+# Device files a CUDA program needs where a GPU is present (bound as they are).
+GPU_DEVICES = ("/dev/nvidia*", "/dev/nvidia-caps", "/dev/dri")
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """What this machine lets the grader do: namespaces (bubblewrap works), uid (the grader is
+    root and drops student programs to a sandbox uid), and why anything is missing."""
+    namespaces: bool
+    uid: bool
+    why: str = ""
+
+    @property
+    def for_credit(self) -> bool:
+        """Whether a grade made here can be trusted: one of the two keeps student code away from
+        the grader's files and processes."""
+        return self.namespaces or self.uid
+
+    def describe(self) -> str:
+        if self.namespaces:
+            return "namespaces (bubblewrap)" + (" and a sandbox uid" if self.uid else "")
+        if self.uid:
+            return f"a sandbox uid only ({self.why})"
+        return f"none: not for credit ({self.why})"
+
+
+def bwrap_path() -> str | None:
+    return shutil.which("bwrap")
+
+
+def _system_binds() -> list[str]:
+    args = []
+    for d in SYSTEM_DIRS:
+        if os.path.islink(d):
+            args += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            args += ["--ro-bind", d, d]
+    return args
+
+
+def _library_binds(env: dict[str, str]) -> list[str]:
+    """LD_LIBRARY_PATH folders outside the system ones (a CUDA driver's compat libraries)."""
+    args = []
+    for d in filter(None, env.get("LD_LIBRARY_PATH", "").split(":")):
+        if os.path.isabs(d) and not d.startswith(("/usr/", "/opt/", "/lib")):
+            args += ["--ro-bind-try", d, d]
+    return args
+
+
+def bwrap_args(run_dir: str, cwd: str, env: dict[str, str],
+               read_only: tuple[str, ...] = ()) -> list[str]:
+    """The bubblewrap command line (up to its `--`) for a program that may write `run_dir` only
+    and read the system's folders and `read_only`; no network; dies with the grader."""
+    args = [bwrap_path() or "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
+            *_system_binds(), "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    for pattern in GPU_DEVICES:
+        for dev in glob.glob(pattern):
+            args += ["--dev-bind", dev, dev]
+    args += _library_binds(env)
+    for d in read_only:
+        args += ["--ro-bind", d, d]
+    return args + ["--bind", run_dir, run_dir, "--chdir", cwd, "--"]
+
+
+def _namespaces_refused() -> str | None:
+    """None when bubblewrap can start a program here, else why not."""
+    if os.environ.get("MLMEM_NO_NAMESPACES") == "1":
+        return "MLMEM_NO_NAMESPACES=1"
+    if not bwrap_path():
+        return "bubblewrap (bwrap) is not installed"
+    cmd = [bwrap_path(), "--unshare-all", "--die-with-parent", *_system_binds(),
+           "--proc", "/proc", "--dev", "/dev", "--", "/bin/true"]
+    drop = _probe_user() if os.geteuid() == 0 else None
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=30,
+                           preexec_fn=drop)
+    except (OSError, subprocess.SubprocessError) as e:
+        return f"bubblewrap could not run: {e}"
+    if r.returncode != 0:
+        return ("bubblewrap cannot create namespaces here (" +
+                (r.stderr.strip().splitlines() or ["?"])[-1] + ")")
+    return None
+
+
+def _probe_user():
+    """As root: the probe runs as nobody, as student programs run as a sandbox uid."""
+    def drop():
+        os.setgroups([])
+        os.setgid(65534)
+        os.setuid(65534)
+    return drop
+
+
+@functools.cache
+def current() -> Isolation:
+    """This machine's isolation, probed once per grader process."""
+    refused = _namespaces_refused()
+    root = os.geteuid() == 0
+    return Isolation(namespaces=refused is None, uid=root, why=refused or "")
