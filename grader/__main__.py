@@ -9,7 +9,7 @@ import os
 import signal
 import sys
 
-from . import labs, report, submission
+from . import build, labs, report, submission
 from .config import ConfigError
 from .grade import GRADE_DIR, Grading
 
@@ -56,8 +56,8 @@ def cmd_grade(a) -> int:
     _folder(a.submission, "submission")
     a.hidden = _folder(a.hidden or os.environ.get("MLMEM_HIDDEN_TESTS"), "hidden-tests")
     chosen = grade_labs(a.lab)
-    a.submission = submission.resolve(a.submission, chosen, os.path.join(
-        GRADE_DIR, "loose-files")) or a.submission
+    a.submission = submission.resolve(a.submission, chosen, build.hold_dir(
+        os.path.join(GRADE_DIR, "loose"), "files")) or a.submission
     secret = staff_seed()
     g = Grading(a.submission, secret or a.seed or os.environ.get("MLMEM_SEED"),
                 results_dir=a.out or GRADE_DIR, secret=bool(secret),
@@ -68,8 +68,12 @@ def cmd_grade(a) -> int:
 
 
 def cmd_batch(a) -> int:
-    from . import batch
+    from . import batch, isolation
     _folder(a.folder, "submissions")
+    iso = isolation.current()
+    if not iso.for_credit:
+        raise ConfigError(f"batch grading refused: student code would run unconfined ({iso.why}); "
+                          "run it as root, or install bubblewrap where user namespaces work")
     extra = ["--hidden", a.hidden] if a.hidden else []
     batch.run(a.folder, labs.select(a.lab), a.out, a.jobs, a.timeout, extra)
     return 0

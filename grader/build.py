@@ -1,17 +1,28 @@
-"""Builds a submission's lab out of tree: a stage folder holding the pristine lab (headers,
-tests, benchmark, provided sources) with only the lab's editable files taken from the
-submission, compiled by common/lab-build.mk."""
+"""Builds a submission's lab out of tree, in two steps (common/lab-build.mk):
+1. untrusted: the student's editable files, with the lab's public headers and provided sources,
+   are compiled into one object (student.o) by the sandbox (grader/sandbox.py: a run folder of
+   its own, the sandbox uid, namespaces, and limits on memory, CPU time, file size and
+   processes), which sees nothing private: no solutions, no hidden tests, no seeds;
+2. trusted: the pristine lab (tests, hidden tests, benchmark, common/) is compiled by the grader
+   and linked with that object, which it never recompiles.
+A build folder is held by one grader process at a time (a lock beside it): graders side by side
+never share one, whatever the submissions' folders are called."""
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shutil
 from dataclasses import dataclass
 
-from . import sandbox
+from . import sandbox, submission as handed_in
 from .labs import ROOT, Lab
 
 BUILD_DIR = os.path.join(ROOT, "build")
+REFERENCE_DIR = os.path.join(BUILD_DIR, "reference")   # the reference's builds: no tag reaches it
+# What the untrusted compile step may use: far more than the labs need, far less than the machine.
+STUDENT_BUILD = sandbox.Limits(timeout_s=300, address_space_mb=None, data_mb=2048, cpu_s=120,
+                               nproc=64, file_size_mb=64, output_bytes=64 * 1024)
 
 
 @dataclass
@@ -24,30 +35,73 @@ class Built:
 
 
 def submission_tag(submission: str) -> str:
-    """A folder name for a submission path: 'labs', 'solutions', or a sanitized name."""
+    """A readable folder name for a submission path: 'labs', 'solutions', or a sanitized name
+    (a clone's 'labs' with its parent's name: 'alice_labs'). Not unique: hold_dir makes it so."""
     path = os.path.abspath(submission)
     rel = os.path.relpath(path, ROOT)
-    name = rel if not rel.startswith("..") else os.path.basename(path)
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "submission"
+    parent, base = os.path.split(path)
+    name = (rel if not rel.startswith("..") else
+            f"{os.path.basename(parent)}_{base}" if base in ("labs", "tree") else base)
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_.") or "submission"
 
 
-def stage(lab: Lab, submission: str, dest: str) -> tuple[list[str], bool]:
-    """Copies the pristine lab to dest and overlays the submission's editable files.
-    Returns (editable files missing from the submission, whether the submission lacks the lab)."""
+_held: dict[str, object] = {}   # build folders this process holds -> their open lock files
+
+
+def hold_dir(parent: str, name: str) -> str:
+    """parent/name, or parent/name~2, ~3, ...: the first folder no other grader process holds,
+    held by this one until it exits (an flock on <folder>.lock)."""
+    os.makedirs(parent, exist_ok=True)
+    for k in range(1, 10000):
+        path = os.path.join(parent, name if k == 1 else f"{name}~{k}")
+        if path in _held:
+            return path
+        lock = open(path + ".lock", "w")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            lock.close()
+            continue
+        _held[path] = lock
+        return path
+    raise RuntimeError(f"no free build folder for {name} in {parent}")
+
+
+def stage(lab: Lab, submission: str, dest: str) -> tuple[list[str], bool, list[str]]:
+    """Copies the pristine lab to dest and overlays the submission's editable files. Returns
+    (editable files missing from the submission, whether the submission lacks the lab, why files
+    were refused: links, devices, files over handed_in.MAX_FILE_BYTES)."""
     if os.path.exists(dest):
         shutil.rmtree(dest)
     shutil.copytree(lab.path, dest)
     for i, f in enumerate(lab.extra_test_files):
         shutil.copyfile(f, os.path.join(dest, "tests", f"hidden{i}_{os.path.basename(f)}"))
     sub_lab = os.path.join(submission, lab.slug)
-    missing = []
+    missing, refused = [], []
     for rel in lab.editable:
         src = os.path.join(sub_lab, rel)
-        if os.path.isfile(src):
+        why = handed_in.refusal(src, rel)
+        if why:
+            refused.append(why)
+        elif os.path.lexists(src):
             shutil.copyfile(src, os.path.join(dest, rel))
         else:
             missing.append(rel)
-    return missing, not os.path.isdir(sub_lab)
+    return missing, not os.path.isdir(sub_lab), refused
+
+
+def _public_stage(lab: Lab, stage_dir: str, run_dir: str) -> str:
+    """What the untrusted step compiles: the lab's headers, provided sources, lab.toml and lab.mk
+    with the student's editable files (from the trusted stage), in the sandbox's run folder."""
+    dest = os.path.join(run_dir, lab.slug)
+    os.makedirs(dest)
+    for entry in ("include", "src", "lab.toml", "lab.mk"):
+        src = os.path.join(stage_dir, entry)
+        if os.path.isdir(src):
+            shutil.copytree(src, os.path.join(dest, entry))
+        elif os.path.isfile(src):
+            shutil.copyfile(src, os.path.join(dest, entry))
+    return dest
 
 
 def compiler_tag() -> str:
@@ -64,27 +118,80 @@ def flags_tag(variant: str = "", werror: bool = False) -> str:
     return (f"-{variant}" if variant else "") + ("-werror" if werror else "") + compiler_tag()
 
 
+def _make(labsrc: str, out: str, variant: str, werror: bool, *goals: str,
+          rules: str = os.path.join(ROOT, "common", "lab-build.mk")) -> list[str]:
+    cmd = ["make", "-s", "-f", rules, f"LABSRC={labsrc}",
+           f"OUT={out}", f"-j{min(4, os.cpu_count() or 1)}", *goals]
+    return cmd + ([f"SAN={variant}"] if variant else []) + (["WERROR=1"] if werror else [])
+
+
+def _limits_hit(res: sandbox.RunResult, log: str) -> str:
+    """Why the untrusted build was stopped, or '' if it ended by itself."""
+    if res.timed_out:
+        return f"mlmem: the build took longer than {res.limits.timeout_s:g} s and was stopped"
+    if re.search(r"virtual memory exhausted|out of memory|cannot allocate memory|Killed signal|"
+                 r"CPU time limit|File size limit", log, re.I) or res.signal is not None:
+        return (f"mlmem: the build was stopped at its limits ({STUDENT_BUILD.data_mb} MiB of memory, "
+                f"{STUDENT_BUILD.cpu_s} s of CPU, {STUDENT_BUILD.file_size_mb} MiB per file)")
+    return ""
+
+
+def compile_student(lab: Lab, stage_dir: str, obj: str, variant: str, werror: bool) -> tuple[bool, str]:
+    """Step 1: compiles the student's files into `obj` in the sandbox. Returns (ok, log)."""
+    with sandbox.rundir(f"build-{lab.slug}") as run_dir:
+        labsrc = _public_stage(lab, stage_dir, run_dir)
+        common = os.path.join(run_dir, "common")   # the build rules and headers: public
+        shutil.copytree(os.path.join(ROOT, "common"), common,
+                        ignore=shutil.ignore_patterns("selftest"))
+        out = os.path.join(run_dir, "out")
+        res = sandbox.run(_make(labsrc, out, variant, werror, "student-object",
+                                rules=os.path.join(common, "lab-build.mk")), STUDENT_BUILD,
+                          cwd=run_dir, env=sandbox.base_env(run_dir, **_tool_env()))
+        log = (res.stdout + res.stderr).replace(labsrc + "/", f"{lab.slug}/")
+        stopped = _limits_hit(res, log)
+        made = os.path.join(out, "obj", "student.o")
+        ok = res.ok and not stopped and os.path.isfile(made) and not os.path.islink(made)
+        if ok:   # the object, and its parts for whoever inspects them (the grader's own tests)
+            shutil.copyfile(made, obj)
+            parts = os.path.join(os.path.dirname(obj), "student-obj")
+            shutil.rmtree(parts, ignore_errors=True)
+            shutil.copytree(os.path.join(out, "obj"), parts, symlinks=True,
+                            ignore=shutil.ignore_patterns("*.d", "*.i"))
+    return ok, log + ("\n" + stopped if stopped else "")
+
+
+def _tool_env() -> dict[str, str]:
+    """The build's own settings that reach the untrusted step: the compiler and CUDA's place."""
+    return {k: os.environ[k] for k in ("CC", "CUDA_HOME") if k in os.environ}
+
+
 def build(lab: Lab, submission: str, variant: str = "", werror: bool = False,
           tag: str | None = None, private: bool = False) -> Built:
     """Stages and builds with $CC (default cc); `variant` is '' or a sanitizer ('asan', 'ubsan',
-    'tsan'). private: the staged sources are readable by this user only (the reference's: the
-    programs the grader runs as another user must not read them)."""
-    base = os.path.join(BUILD_DIR, "grade", tag or submission_tag(submission),
-                        lab.slug + flags_tag(variant, werror))
+    'tsan'). private: the reference's build (kept in REFERENCE_DIR, readable by this user only:
+    the programs the grader runs as another user must not read it)."""
+    parent = REFERENCE_DIR if private else os.path.join(BUILD_DIR, "grade")
+    base = hold_dir(parent if private else os.path.join(parent, tag or submission_tag(submission)),
+                    lab.slug + flags_tag(variant, werror))
     stage_dir, out_dir = os.path.join(base, "stage"), os.path.join(base, "out")
-    missing, absent = stage(lab, submission, stage_dir)
+    missing, absent, refused = stage(lab, submission, stage_dir)
     if private:
-        os.chmod(stage_dir, 0o700)
+        os.chmod(base, 0o700)
     if absent:
         return Built(False, out_dir, f"the submission has no folder {lab.slug}/", missing, True)
-    cmd = ["make", "-s", "-f", os.path.join(ROOT, "common", "lab-build.mk"),
-           f"LABSRC={stage_dir}", f"OUT={out_dir}", f"-j{min(4, os.cpu_count() or 1)}"]
-    if variant:
-        cmd.append(f"SAN={variant}")
-    if werror:
-        cmd.append("WERROR=1")
-    res = sandbox.run(cmd, sandbox.Limits(timeout_s=600, address_space_mb=None, nproc=4096,
-                                          output_bytes=64 * 1024),
+    if refused:
+        return Built(False, out_dir, "\n".join(refused), missing)
+    os.makedirs(out_dir, exist_ok=True)
+    obj = os.path.join(out_dir, "student.o")
+    student_c = any(f.endswith(".c") for f in lab.editable)
+    if student_c:
+        ok, log = compile_student(lab, stage_dir, obj, variant, werror)
+        if not ok:
+            return Built(False, out_dir, log, missing)
+    res = sandbox.run(_make(stage_dir, out_dir, variant, werror) +
+                      ([f"STUDENT_PREBUILT={obj}"] if student_c else []),
+                      sandbox.Limits(timeout_s=600, address_space_mb=None, nproc=4096,
+                                     output_bytes=64 * 1024),
                       cwd=ROOT, sandbox_user=False)
     log = (res.stdout + res.stderr).replace(stage_dir + "/", f"{lab.slug}/")
     if res.timed_out:
@@ -95,5 +202,6 @@ def build(lab: Lab, submission: str, variant: str = "", werror: bool = False,
 def first_errors(log: str, n: int = 8) -> str:
     """The compiler's error lines (file:line: error: ...), or the log's tail."""
     errs = [l for l in log.splitlines() if re.search(r":\d+(:\d+)?: (fatal )?error", l)
+            or l.startswith(("mlmem: the build", "src/"))
             or re.match(r"\S+\.c: error: ", l) or "undefined reference" in l]
     return "\n".join(errs[:n]) if errs else "\n".join(log.strip().splitlines()[-n:])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from . import bench, build, checkrun, hidden, hw, report, variants
+from . import bench, build, checkrun, hidden, hw, isolation, report, variants
 from .labs import Lab
 from .results import Item
 
@@ -124,6 +124,13 @@ class Grading:
         return res.items
 
     def run(self, labs: list[Lab]) -> list[Item]:
+        iso = isolation.current()
+        if not iso.for_credit:
+            self.out(f"mlmem: NOT FOR CREDIT: student code runs unconfined here ({iso.why}); "
+                     "course staff grade as root or where bubblewrap works (docs/grading.md)")
+            self.notes.append(f"not for credit: no isolation ({iso.why})")
+        elif not iso.namespaces:
+            self.notes.append(f"isolation: {iso.describe()}")
         for lab in labs:
             mine = self.grade_lab(lab)
             self.out(report.lab_summary(lab.id, mine, self.info.get(lab.id)))

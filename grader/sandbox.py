@@ -375,15 +375,17 @@ def _start(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None,
                                 pass_fds=tuple(fds), preexec_fn=_preexec(limits, None, base, [],
                                                                          fds)), None
     groups = device_groups()
-    for uid in _candidates():
-        os.chown(cwd, uid, uid)
-        try:
-            return subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    pass_fds=tuple(fds),
-                                    preexec_fn=_preexec(limits, uid, 0, groups, fds)), uid
-        except subprocess.SubprocessError:
-            continue   # the uid has processes somewhere on this kernel (or two claimed it at once)
+    for attempt in range(3):   # two runs claiming one uid at once both let go: try again
+        for uid in _candidates():
+            os.chown(cwd, uid, uid)
+            try:
+                return subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        pass_fds=tuple(fds),
+                                        preexec_fn=_preexec(limits, uid, 0, groups, fds)), uid
+            except subprocess.SubprocessError:
+                continue   # the uid has processes somewhere on this kernel
+        time.sleep(random.uniform(0.05, 0.3))
     raise UidsBusy(f"all {UID_SLOTS} sandbox uids from {UID_BASE} have processes on this kernel")
 
 

@@ -9,8 +9,28 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 
 from .labs import Lab
+
+MAX_FILE_BYTES = 1024 * 1024   # a source file or answers.md; larger ones are refused
+
+
+def refusal(path: str, rel: str) -> str | None:
+    """Why a handed-in file is not taken (a link, a device or other special file, a file over
+    MAX_FILE_BYTES), or None: a regular file of a sane size, or nothing there at all."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        return f"{rel}: refused: a symbolic link; hand in the file itself"
+    if not stat.S_ISREG(st.st_mode):
+        return f"{rel}: refused: not a regular file (a device, pipe or folder)"
+    if st.st_size > MAX_FILE_BYTES:
+        return (f"{rel}: refused: {st.st_size} bytes, over the {MAX_FILE_BYTES // 1024} KiB a "
+                "handed-in file may have")
+    return None
 
 ANSWERS = "answers.md"      # labs/<lab>/answers.md: the answers to the handout's questions
 TIMELOG = "timelog.md"      # labs/<lab>/timelog.md: the student's time log, if kept
@@ -27,7 +47,8 @@ def _loose(path: str, chosen: list[Lab], scratch: str) -> str | None:
     found: dict[str, list[str]] = {}
     for d, _, files in os.walk(path):
         for f in files:
-            found.setdefault(f, []).append(os.path.join(d, f))
+            if refusal(os.path.join(d, f), f) is None:   # links, devices, huge files: not taken
+                found.setdefault(f, []).append(os.path.join(d, f))
     copied = False
     for lab in chosen:
         for rel in lab.editable:

@@ -121,7 +121,7 @@ def nm_globals(path: str) -> set[str]:
 
 
 def student_objects(lab, built) -> list[str]:
-    return [os.path.join(built.out_dir, "obj", rel[:-2] + ".o") for rel in lab.editable
+    return [os.path.join(built.out_dir, "student-obj", rel[:-2] + ".o") for rel in lab.editable
             if rel.endswith(".c")]
 
 
@@ -133,7 +133,7 @@ def test_reference_keeps_its_api(slug):
     built = build.build(lab, os.path.join(ROOT, "solutions"), werror=True, tag="werror-solutions")
     assert built.ok, build.first_errors(built.log, 20)
     defined = set().union(*(nm_globals(o) for o in student_objects(lab, built)))
-    exported = nm_globals(os.path.join(built.out_dir, "obj", "student.o"))
+    exported = nm_globals(os.path.join(built.out_dir, "student.o"))
     assert exported == defined, f"lost from the API: {sorted(defined - exported)}"
 
 
@@ -145,7 +145,7 @@ def test_hostile_definitions_stay_local(slug, tmp_path):
     lab = labs.load(slug)
     built = build.build(lab, hostile(slug, str(tmp_path / TAG)), tag=TAG)
     assert built.ok, build.first_errors(built.log, 20)
-    leaked = HOSTILE_NAMES & nm_globals(os.path.join(built.out_dir, "obj", "student.o"))
+    leaked = HOSTILE_NAMES & nm_globals(os.path.join(built.out_dir, "student.o"))
     assert leaked == set(), f"the student object exports {sorted(leaked)}"
     for prog in ("check_lab", "bench"):
         path = os.path.join(built.out_dir, prog)
@@ -215,14 +215,16 @@ void *memcpy(void *restrict d, const void *restrict s, size_t n)
 
 
 def _bench_program(tmp_path, name: str, sources: list[str], cc: str, flags: list[str]) -> dict:
-    srcs = [os.path.join(ROOT, "common", f) for f in ("mm_bench.c", "mm_json.c", "mm_timer.c")]
+    srcs = [os.path.join(ROOT, "common", f) for f in ("mm_bench.c", "mm_json.c", "mm_timer.c",
+                                                      "mm_seal.c", "mm_confine.c")]
     for i, text in enumerate(sources):
         path = tmp_path / f"{name}{i}.c"
         path.write_text(text)
         srcs.append(str(path))
     exe = str(tmp_path / name)
     subprocess.run([cc, "-std=gnu11", "-O2", "-D_GNU_SOURCE", "-pthread", *flags,
-                    "-I" + os.path.join(ROOT, "common"), "-o", exe, *srcs, "-ldl", "-lm"],
+                    "-I" + os.path.join(ROOT, "common"), "-o", exe, *srcs, "-ldl", "-lm",
+                    "-lseccomp", "-lcrypto"],
                    check=True, capture_output=True, text=True)
     res = subprocess.run([exe], capture_output=True, text=True, timeout=60)
     assert res.returncode == 0, res.stderr
