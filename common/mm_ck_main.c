@@ -17,6 +17,7 @@
 
 static uint64_t run_seed;
 static const char *done_file; /* where completion lines go, for the report printed at the end */
+static int done_fd = -1;      /* it, open from the start: a confined test cannot open files */
 static int confine_tests;     /* the grader asked for each test's child to be confined */
 
 uint64_t mm_test_seed(void) { return run_seed; }
@@ -49,16 +50,12 @@ static void record(const char *what, const char *why)
 {
     if (mm_seal_on() && mm_seal_record(what, current, why) != 0)
         perror("mlmem: recording test completion for the grader");
-    if (!done_file)
+    if (done_fd < 0)
         return;
     char line[512];
     int n = snprintf(line, sizeof line, "%s %s %s\n", what, current, why);
-    int fd = open(done_file, O_WRONLY | O_APPEND | O_CREAT, 0644);
-    if (fd < 0)
-        return;
-    if (n > 0 && write(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
+    if (n > 0 && write(done_fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
         perror("mlmem: recording test completion");
-    close(fd);
 }
 
 void mm_test_reached_end(void)
@@ -307,17 +304,15 @@ static int report(SRunner *sr, mm_test_t **tests, size_t n, const char *done_pat
 }
 
 /* Records go to a private temporary file (in TMPDIR, which the grader sets to the run's own folder)
- * so that the report can tell skips from passes. Returns its path or NULL. */
+ * so that the report can tell skips from passes; it stays open as done_fd, which every test's
+ * child inherits. Returns its path or NULL. */
 static char *private_done_file(void)
 {
     static char path[4096];
     const char *dir = getenv("TMPDIR");
     snprintf(path, sizeof path, "%s/mlmem-done-XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(path);
-    if (fd < 0)
-        return NULL;
-    close(fd);
-    return path;
+    done_fd = mkstemp(path);
+    return done_fd >= 0 ? path : NULL;
 }
 
 /* 1 if no two tests share a name (a result names its test); else says which and returns 0. */
@@ -363,7 +358,9 @@ int main(void)
         free(names[i]);
     free(names);
     free(tests);
-    if (mine)
+    if (mine) {
         unlink(mine);
+        close(done_fd);
+    }
     return status;
 }

@@ -91,13 +91,14 @@ static int deny_always(scmp_filter_ctx f, const int *nrs, size_t n)
 /* Signals only to this process (pid), executable memory never (unless exec_ok). */
 static int deny_reach(scmp_filter_ctx f, pid_t pid, int exec_ok)
 {
-    struct scmp_arg_cmp other = SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)pid);
+    struct scmp_arg_cmp other = { .arg = 0, .op = SCMP_CMP_NE, .datum_a = (scmp_datum_t)pid };
     int rc = deny(f, SCMP_SYS(kill), 1, &other) ?: deny(f, SCMP_SYS(tgkill), 1, &other) ?:
              deny(f, SCMP_SYS(rt_sigqueueinfo), 1, &other) ?:
              deny(f, SCMP_SYS(rt_tgsigqueueinfo), 1, &other);
     if (rc || exec_ok)
         return rc;
-    struct scmp_arg_cmp exec = SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC);
+    struct scmp_arg_cmp exec = { .arg = 2, .op = SCMP_CMP_MASKED_EQ, .datum_a = PROT_EXEC,
+                                 .datum_b = PROT_EXEC };
     return deny(f, SCMP_SYS(mmap), 1, &exec) ?: deny(f, SCMP_SYS(mprotect), 1, &exec) ?:
            deny(f, SCMP_SYS(pkey_mprotect), 1, &exec);
 }

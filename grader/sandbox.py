@@ -39,9 +39,27 @@ class UidsBusy(RuntimeError):
     """Every sandbox uid has processes on this kernel."""
 
 
+def _reachable(path: str) -> bool:
+    """Whether every folder on the way to `path` lets other users through."""
+    path = os.path.abspath(path)
+    while True:
+        try:
+            if not os.stat(path).st_mode & 0o001:
+                return False
+        except OSError:
+            return False
+        if path == os.path.dirname(path):
+            return True
+        path = os.path.dirname(path)
+
+
 def _base_dir() -> str:
-    """<tmp>/mlmem-sandbox-<euid>: the run folders, reachable by the sandbox uids."""
-    base = os.path.join(tempfile.gettempdir(), f"mlmem-sandbox-{os.geteuid()}")
+    """<tmp>/mlmem-sandbox-<euid>: the run folders, reachable by the sandbox uids (as root, /tmp
+    when the temporary folder sits where other users cannot pass)."""
+    tmp = tempfile.gettempdir()
+    if _dropping() and not _reachable(tmp):
+        tmp = "/tmp"
+    base = os.path.join(tmp, f"mlmem-sandbox-{os.geteuid()}")
     os.makedirs(base, exist_ok=True)
     os.chmod(base, 0o711)
     return base
