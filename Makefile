@@ -25,6 +25,8 @@ help:
 	@echo "                             score table + build/grade/results.json"
 	@echo "        [SUBMISSION=dir]     grade another tree laid out like labs/, every lab unless LAB=NN"
 	@echo "        [STRICT=1]           exit non-zero unless the score is full"
+	@echo "  make report [LAB=NN]       your latest grade as one page to open in a browser: tests, messages,"
+	@echo "                             metrics, your plots, hints (build/grade/report.html; no regrading)"
 	@echo "  make hint LAB=NN [LEVEL=k] progressive hints: 1 a nudge, 2 the shape, 3 the step in words"
 	@echo "  make handin [LAB=NN]       the archive to hand in: your code, answers.md, timelog.md, the grade"
 	@echo "        [DEST=dir] [NOGRADE=1]  (<lab>-handin.tar.gz; LAB: the lab built or graded last)"
@@ -90,6 +92,10 @@ gradescope:
 calibrate:
 	@$(GRADER) calibrate $(if $(LAB),--lab $(LAB)) --runs "$(or $(RUNS),20)" $(if $(MARGIN),--margin $(MARGIN)) $(if $(THRESHOLDS),--write "$(THRESHOLDS)")
 
+# report.html again from build/grade/results.json (make grade writes it too); never grades.
+report:
+	@$(GRADER).html_report $(if $(LAB),--lab $(LAB))
+
 hint:
 	@$(GRADER) hint --lab "$(or $(LAB),$(error use: make hint LAB=NN [LEVEL=k]))" --level "$(or $(LEVEL),1)"
 
@@ -123,4 +129,4 @@ slides:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: help deps numa-guest grade batch release gradescope calibrate hint handin plots hwinfo test new-lab slides clean
+.PHONY: help deps numa-guest grade batch release gradescope calibrate report hint handin plots hwinfo test new-lab slides clean

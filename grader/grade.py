@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from . import bench, build, checkrun, hidden, hw, isolation, report, variants
+from . import bench, build, checkrun, hidden, html_report, hw, isolation, report, variants
 from .labs import Lab
 from .results import Item
 
@@ -27,6 +27,8 @@ class Grading:
         self.items: list[Item] = []
         self.notes: list[str] = []
         self.info: dict[str, dict] = {}    # lab id -> its benchmark's info figures
+        self.seeds: dict[str, str] = {}    # lab id -> the seed line its tests printed
+        self.series: dict[str, dict] = {}  # lab id -> its benchmark's series (for report.html)
         self.start = time.monotonic()
         self.out = out
 
@@ -91,6 +93,7 @@ class Grading:
         seed_line = next((l for l in transcript.splitlines() if l.startswith("mlmem: seed")), "")
         if seed_line:
             self.out("  " + seed_line)
+            self.seeds[lab.id] = seed_line
         cuda = hw.cuda_note(lab)
         if cuda:
             self.out("  " + cuda)
@@ -120,6 +123,7 @@ class Grading:
                               self._reference_bench(lab, built))
         if res.info:
             self.info[lab.id] = res.info
+        self.series[lab.id] = (res.report or {}).get("series")
         self.record(lab, res.items, res.notes)
         return res.items
 
@@ -140,4 +144,5 @@ class Grading:
             "could not show; see the SKIP lines"))
         self.out(f"results: {os.path.relpath(os.path.join(self.results_dir, 'results.json'))}, "
                  f"{os.path.relpath(os.path.join(self.results_dir, 'junit.xml'))}")
+        self.out(html_report.after_grading(self.results_dir, self.seeds, self.series))
         return self.items

@@ -1,0 +1,208 @@
+"""report.html (grader/html_report.py): one self-contained page per graded run, built from
+results.json. Everything a student's program printed is escaped, nothing is loaded from outside
+the page, a hidden test shows no more than results.json does, and a failure to write the page
+never touches the grade. One test renders the page in a real browser (Debian's chromium,
+headless, offline) and checks the screenshot."""
+from __future__ import annotations
+
+import html.parser
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from grader import hidden, html_report, report
+from grader.results import FAILED, PASSED, SKIPPED, Item
+
+from conftest import ROOT
+
+HOSTILE = "expected 3, got <script>alert(1)</script> & more\n    at check_blocks.c:13"
+SKIP_WHY = "needs a CUDA GPU; this machine has none"
+RESULTS = {
+    "score": 10.5, "max_score": 20, "execution_time": 3.2,
+    "output": "lab 09: tests the program ran that lab.toml does not list: t_extra (0 points)",
+    "tests": [
+        {"name": "lab09 / test_create_bad_args", "score": 2, "max_score": 2, "status": "passed",
+         "output": "passed"},
+        {"name": "lab09 / test_seq_add_fills_in_order", "score": 0, "max_score": 4,
+         "status": "failed", "output": HOSTILE},
+        {"name": "lab09 / t_hidden", "score": 0, "max_score": 3, "status": "failed",
+         "output": hidden.WITHHELD},
+        {"name": "lab09 / performance: kv_waste_pct", "score": 8.5, "max_score": 11,
+         "status": "failed", "output": "5.2% (0 points at 20%, full at 4%; lower is better)\n"
+                                       "measures: token slots reserved but unused"},
+        {"name": "lab09 / performance: cuda_thing", "score": 0, "max_score": 0,
+         "output": "SKIPPED: " + SKIP_WHY + "\nmeasures: a GPU figure"},
+    ],
+    "extra_data": {"skipped_points": 6, "complete": True, "labs": {
+        "09": {"score": 10.5, "max_score": 20, "skipped_points": 6,
+               "info": {"budget": "1024 blocks", "chat": {"steps": 2485, "waste_pct": 2.27}}}}},
+}
+
+
+class Balanced(html.parser.HTMLParser):
+    """Parses a page and records where its tags do not nest (html.parser itself never fails)."""
+    VOID = {"meta", "img", "br", "col", "hr", "link", "input"}
+
+    def __init__(self):
+        super().__init__()
+        self.stack, self.errors, self.urls = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.urls += [v for k, v in attrs if k in ("src", "href") and v]
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes {self.stack[-1:] or 'nothing'}")
+        else:
+            self.stack.pop()
+
+
+def parsed(page: str) -> Balanced:
+    p = Balanced()
+    p.feed(page)
+    p.close()
+    assert not p.errors and not p.stack, (p.errors, p.stack)
+    return p
+
+
+@pytest.fixture
+def graded(tmp_path):
+    """A results folder holding RESULTS as results.json."""
+    (tmp_path / "results.json").write_text(json.dumps(RESULTS))
+    return tmp_path
+
+
+def test_the_page_escapes_what_a_program_printed_and_loads_nothing():
+    page = html_report.render(RESULTS, 0)
+    assert "<script" not in page.lower()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; more" in page
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*https?:""", page, re.I)
+    p = parsed(page)
+    assert all(u.startswith(("#", "data:image/png;base64,")) for u in p.urls), p.urls
+
+
+def test_the_page_shows_totals_skips_apart_from_failures_and_the_hints():
+    page = html_report.render(RESULTS, 0, seeds={"09": "mlmem: seed 42 (replay: MLMEM_SEED=42)"})
+    text = re.sub(r"<[^>]+>", "", page)
+    assert "10.5/20 (6 " in text                   # the total, and the points skipped beside it
+    assert "mlmem: seed 42" in page
+    skips = page.split("Skipped: not measured")[1]
+    assert SKIP_WHY in skips and "cuda_thing" in skips and "a GPU figure" in skips
+    assert SKIP_WHY not in page.split("Skipped: not measured")[0], "a skip is not a failure"
+    assert "make hint LAB=09 LEVEL=1" in page and "make hint LAB=09 LEVEL=3" in page
+    assert "token slots reserved but unused" in page and "PART" in page
+    assert "2485" in page and "1024 blocks" in page           # the benchmark's info figures
+    assert "t_extra (0 points)" in page                        # results.json's notes
+
+
+def test_a_hidden_test_shows_no_more_than_results_json(tmp_path):
+    secret = Item("09", "test", "t_hidden", 2, 0, FAILED, "expected 42 at check_x.c:9",
+                  hidden=True)
+    shown = Item("09", "test", "t_open", 2, 2, PASSED, "passed")
+    skipped = Item("09", "metric", "m", 6, 0, SKIPPED, SKIP_WHY)
+    results = report.results_json([secret, shown, skipped], 1, "", True)
+    page = html_report.render(results, 0)
+    assert "check_x.c" not in page and html_report.e(hidden.WITHHELD) in page
+    assert SKIP_WHY in page
+
+
+def test_gradescope_markdown_fences_are_taken_off():
+    fenced = "does not compile:\n\n````\nsrc/kv.c:3: error: ``` `x`\n````"
+    assert html_report.plain(fenced) == "does not compile:\nsrc/kv.c:3: error: ``` `x`"
+    assert html_report.plain("one line") == "one line"
+
+
+def test_make_report_writes_the_page_and_one_lab_without_grading(graded, capsys):
+    assert html_report.main(["--dir", str(graded)]) == 0
+    assert "report.html" in capsys.readouterr().out
+    assert html_report.main(["--dir", str(graded), "--lab", "9"]) == 0
+    one = (graded / "report-lab09.html").read_text()
+    assert "test_seq_add_fills_in_order" in one
+    assert html_report.main(["--dir", str(graded), "--lab", "03"]) == 2
+    assert "no lab 03" in capsys.readouterr().err
+    assert html_report.main(["--dir", str(graded / "none")]) == 1
+
+
+def test_the_hook_never_fails_and_says_why(tmp_path):
+    line = html_report.after_grading(str(tmp_path / "missing"), {}, {})
+    assert line.startswith("note: no HTML report") and "\n" not in line
+
+
+def test_a_page_that_cannot_be_written_leaves_the_grade_as_it_was(graded, monkeypatch):
+    before = (graded / "results.json").read_bytes()
+
+    def broken(*_args, **_kw):
+        raise RuntimeError("boom")
+    monkeypatch.setattr(html_report, "render", broken)
+    line = html_report.after_grading(str(graded), {}, {})
+    assert line.startswith("note: no HTML report") and "boom" in line
+    assert (graded / "results.json").read_bytes() == before
+    assert not (graded / "report.html").exists()
+
+
+def test_the_hook_keeps_the_runs_seed_for_make_report(graded):
+    line = html_report.after_grading(str(graded), {"09": "mlmem: seed 7 (replay)"}, {})
+    assert line.startswith("report: ") and (graded / "report.html").is_file()
+    os.remove(graded / "report.html")
+    html_report.main(["--dir", str(graded)])
+    assert "mlmem: seed 7" in (graded / "report.html").read_text()
+    (graded / "results.json").write_text(json.dumps({**RESULTS, "score": 11}))
+    html_report.main(["--dir", str(graded)])               # a later grade: the old seed is void
+    assert "mlmem: seed 7" not in (graded / "report.html").read_text()
+
+
+def test_plots_without_matplotlib_are_named_not_fatal(monkeypatch):
+    monkeypatch.setattr(html_report.importlib.util, "find_spec", lambda name: None)
+    figs, notes = html_report.draw_lab([{"series": "s", "x": "x", "y": "y"}],
+                                       {"s": {"x": [1, 2], "y": [3, 4]}})
+    assert figs == [] and "matplotlib" in notes[0]
+
+
+def test_a_plot_from_the_graded_runs_series_is_inlined():
+    pytest.importorskip("matplotlib")
+    spec = {"series": "s", "x": "x", "y": "y", "title": "T"}
+    figs, notes = html_report.draw_lab([spec, {**spec, "series": "gone"}],
+                                       {"s": {"x": [1, 2, 4], "y": [3, 1, 2]}})
+    assert len(figs) == 1 and "gone" in notes[0]
+    page = html_report.render(RESULTS, 0, plots={"09": {"figures": figs, "notes": notes}})
+    assert 'src="data:image/png;base64,iVBORw0KGgo' in page
+    parsed(page)
+
+
+# ---- a real browser ---------------------------------------------------------------------------
+
+def chromium() -> str:
+    """Debian's chromium, installed if missing (common/setup-deps.sh); skips with the reason
+    when it cannot be."""
+    found = shutil.which("chromium")
+    if found:
+        return found
+    proc = subprocess.run(["bash", os.path.join(ROOT, "common", "setup-deps.sh"), "chromium"],
+                          capture_output=True, text=True, timeout=900)
+    found = shutil.which("chromium")
+    if not found:
+        pytest.skip("no chromium to render the page: setup-deps.sh said: "
+                    + (proc.stderr.strip() or proc.stdout.strip() or f"status {proc.returncode}"))
+    return found
+
+
+def test_chromium_renders_the_page_offline(graded, tmp_path):
+    browser = chromium()
+    long_line = {"name": "lab09 / test_out_of_blocks_changes_nothing", "score": 0,
+                 "max_score": 2, "status": "failed", "output": "x" * 3000 + "\n" + "y\n" * 400}
+    (graded / "results.json").write_text(json.dumps({**RESULTS,
+                                                     "tests": RESULTS["tests"] + [long_line]}))
+    page = html_report.write(str(graded))
+    shot = tmp_path / "shot.png"
+    proc = subprocess.run([browser, "--headless", "--disable-gpu", "--no-sandbox",
+                           f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}",
+                           "--window-size=1200,1600", "file://" + os.path.abspath(page)],
+                          capture_output=True, text=True, timeout=120)
+    assert shot.is_file(), proc.stderr[-2000:]
+    assert shot.stat().st_size > 10_000, "a blank page makes a tiny PNG"
