@@ -20,6 +20,7 @@ from .labs import ROOT, Lab
 
 BUILD_DIR = os.path.join(ROOT, "build")
 REFERENCE_DIR = os.path.join(BUILD_DIR, "reference")   # the reference's builds: no tag reaches it
+STUDENT_OBJ = os.path.join("student-obj", "student.o")  # in a build's out folder: what step 1 made
 # What the untrusted compile step may use: far more than the labs need, far less than the machine.
 STUDENT_BUILD = sandbox.Limits(timeout_s=300, address_space_mb=None, data_mb=2048, cpu_s=120,
                                nproc=64, file_size_mb=64, output_bytes=64 * 1024)
@@ -136,8 +137,11 @@ def _limits_hit(res: sandbox.RunResult, log: str) -> str:
     return ""
 
 
-def compile_student(lab: Lab, stage_dir: str, obj: str, variant: str, werror: bool) -> tuple[bool, str]:
-    """Step 1: compiles the student's files into `obj` in the sandbox. Returns (ok, log)."""
+def compile_student(lab: Lab, stage_dir: str, parts: str, variant: str,
+                    werror: bool) -> tuple[bool, str]:
+    """Step 1: compiles the student's files in the sandbox; their objects and the joined
+    student.o land in `parts` (emptied first). Returns (ok, log)."""
+    shutil.rmtree(parts, ignore_errors=True)
     with sandbox.rundir(f"build-{lab.slug}") as run_dir:
         labsrc = _public_stage(lab, stage_dir, run_dir)
         common = os.path.join(run_dir, "common")   # the build rules and headers: public
@@ -151,10 +155,7 @@ def compile_student(lab: Lab, stage_dir: str, obj: str, variant: str, werror: bo
         stopped = _limits_hit(res, log)
         made = os.path.join(out, "obj", "student.o")
         ok = res.ok and not stopped and os.path.isfile(made) and not os.path.islink(made)
-        if ok:   # the object, and its parts for whoever inspects them (the grader's own tests)
-            shutil.copyfile(made, obj)
-            parts = os.path.join(os.path.dirname(obj), "student-obj")
-            shutil.rmtree(parts, ignore_errors=True)
+        if ok:   # plain files only: what the sandbox made is data to the grader
             shutil.copytree(os.path.join(out, "obj"), parts, symlinks=True,
                             ignore=shutil.ignore_patterns("*.d", "*.i"))
     return ok, log + ("\n" + stopped if stopped else "")
@@ -182,10 +183,10 @@ def build(lab: Lab, submission: str, variant: str = "", werror: bool = False,
     if refused:
         return Built(False, out_dir, "\n".join(refused), missing)
     os.makedirs(out_dir, exist_ok=True)
-    obj = os.path.join(out_dir, "student.o")
+    obj = os.path.join(out_dir, STUDENT_OBJ)
     student_c = any(f.endswith(".c") for f in lab.editable)
     if student_c:
-        ok, log = compile_student(lab, stage_dir, obj, variant, werror)
+        ok, log = compile_student(lab, stage_dir, os.path.dirname(obj), variant, werror)
         if not ok:
             return Built(False, out_dir, log, missing)
     res = sandbox.run(_make(stage_dir, out_dir, variant, werror) +

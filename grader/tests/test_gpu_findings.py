@@ -51,9 +51,20 @@ def test_gpu_device_groups_are_kept(tmp_path, monkeypatch):
         os.chmod(f, mode)
     monkeypatch.setattr(sandbox, "GPU_DEVICES", (str(tmp_path / "nvidia*"),))
     assert sandbox.device_groups() == [video]
-    r = run("id -G")
-    groups = r.stdout.split()
-    assert str(video) in groups and "0" not in groups and str(other) not in groups, r.stdout
+    # What the groups allow (inside a user namespace `id -G` shows unmapped groups as nobody's):
+    # files readable by group only, one per group, in the run's own folder.
+    d = sandbox.workdir(f"gpu-groups-{os.getpid()}")
+    for name, gid in (("video", video), ("other", other), ("root", 0)):
+        path = os.path.join(d, name)
+        with open(path, "w") as f:
+            f.write("read\n")
+        os.chown(path, 0, gid)
+        os.chmod(path, 0o040)
+    r = sandbox.run(["sh", "-c", "for g in video other root; do cat $g || echo no; done"],
+                    sandbox.Limits(timeout_s=30), cwd=d, env=sandbox.base_env(d))
+    sandbox.discard(d)
+    if os.geteuid() == 0:
+        assert r.stdout.split() == ["read", "no", "no"], r.stdout + r.stderr
 
 
 def test_data_limit_bounds_memory():

@@ -133,7 +133,7 @@ def test_reference_keeps_its_api(slug):
     built = build.build(lab, os.path.join(ROOT, "solutions"), werror=True, tag="werror-solutions")
     assert built.ok, build.first_errors(built.log, 20)
     defined = set().union(*(nm_globals(o) for o in student_objects(lab, built)))
-    exported = nm_globals(os.path.join(built.out_dir, "student.o"))
+    exported = nm_globals(os.path.join(built.out_dir, build.STUDENT_OBJ))
     assert exported == defined, f"lost from the API: {sorted(defined - exported)}"
 
 
@@ -145,7 +145,7 @@ def test_hostile_definitions_stay_local(slug, tmp_path):
     lab = labs.load(slug)
     built = build.build(lab, hostile(slug, str(tmp_path / TAG)), tag=TAG)
     assert built.ok, build.first_errors(built.log, 20)
-    leaked = HOSTILE_NAMES & nm_globals(os.path.join(built.out_dir, "student.o"))
+    leaked = HOSTILE_NAMES & nm_globals(os.path.join(built.out_dir, build.STUDENT_OBJ))
     assert leaked == set(), f"the student object exports {sorted(leaked)}"
     for prog in ("check_lab", "bench"):
         path = os.path.join(built.out_dir, prog)
