@@ -44,7 +44,10 @@ help:
 	@echo "  make release [DEST=dir]    student tree without solutions, verified (build/release/mlmem)"
 	@echo "  make batch SUBMISSIONS=dir [LAB=NN] [JOBS=n] [TIMEOUT=s]  grade one folder per student"
 	@echo "                             into build/batch/summary.csv (benchmarks one at a time)"
-	@echo "  make gradescope [LAB=NN] [HIDDEN=dir] [SECRET_SEED=n]  Gradescope autograder zip"
+	@echo "        [ENGINE=slurm] [WAIT=0] [SLURM_ARGS=...]  as Slurm jobs: an array for the tests,"
+	@echo "                             an exclusive job for the benchmarks; failed jobs re-run"
+	@echo "  make batch-collect [OUT=build/batch]  a Slurm batch queued with WAIT=0: re-run, merge"
+	@echo "  make gradescope [LAB=NN] [HIDDEN=dir] [SECRET_SEED=n] [DAILY_CAP=n]  Gradescope autograder zip"
 	@echo "  make grade HIDDEN=dir      add instructor-only tests (docs/instructor-guide.md)"
 	@echo "  make new-lab N=NN SLUG=topic [TITLE=...]  a new lab's scaffold: skeleton, one test, one metric,"
 	@echo "                             a naive variant, handout, hints, answers, slides (docs/instructor-guide.md)"
@@ -81,13 +84,16 @@ grade:
 	@$(GRADER) grade $(if $(LAB),--lab $(LAB),$(if $(filter file,$(origin SUBMISSION)),--lab last)) --submission "$(SUBMISSION)" $(if $(filter 1,$(STRICT)),--strict) $(if $(HIDDEN),--hidden "$(HIDDEN)")
 
 batch:
-	@$(GRADER) batch "$(or $(SUBMISSIONS),$(error use: make batch SUBMISSIONS=dir [LAB=NN] [JOBS=n] [TIMEOUT=s]))" $(if $(LAB),--lab $(LAB)) $(if $(JOBS),--jobs $(JOBS)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(HIDDEN),--hidden "$(HIDDEN)")
+	@$(GRADER) batch "$(or $(SUBMISSIONS),$(error use: make batch SUBMISSIONS=dir [LAB=NN] [JOBS=n] [TIMEOUT=s] [ENGINE=slurm]))" $(if $(LAB),--lab $(LAB)) $(if $(JOBS),--jobs $(JOBS)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(HIDDEN),--hidden "$(HIDDEN)") $(if $(ENGINE),--engine $(ENGINE)) $(if $(filter 0,$(WAIT)),--no-wait) $(if $(SLURM_ARGS),--slurm-args "$(SLURM_ARGS)") $(if $(OUT),--out "$(OUT)")
+
+batch-collect:
+	@$(GRADER) collect $(if $(OUT),--out "$(OUT)") $(if $(SLURM_ARGS),--slurm-args "$(SLURM_ARGS)")
 
 release:
 	@$(GRADER) release $(if $(DEST),--dest "$(DEST)")
 
 gradescope:
-	@$(GRADER) gradescope $(if $(LAB),--lab $(LAB)) $(if $(HIDDEN),--hidden "$(HIDDEN)") $(if $(SECRET_SEED),--secret-seed "$(SECRET_SEED)")
+	@$(GRADER) gradescope $(if $(LAB),--lab $(LAB)) $(if $(HIDDEN),--hidden "$(HIDDEN)") $(if $(SECRET_SEED),--secret-seed "$(SECRET_SEED)") $(if $(DAILY_CAP),--daily-cap "$(DAILY_CAP)")
 
 calibrate:
 	@$(GRADER) calibrate $(if $(LAB),--lab $(LAB)) --runs "$(or $(RUNS),20)" $(if $(MARGIN),--margin $(MARGIN)) $(if $(THRESHOLDS),--write "$(THRESHOLDS)")
@@ -129,4 +135,4 @@ slides:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: help deps numa-guest grade batch release gradescope calibrate report hint handin plots hwinfo test new-lab slides clean
+.PHONY: help deps numa-guest grade batch batch-collect release gradescope calibrate report hint handin plots hwinfo test new-lab slides clean

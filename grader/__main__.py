@@ -63,19 +63,37 @@ def cmd_grade(a) -> int:
                 results_dir=a.out or GRADE_DIR, secret=bool(secret),
                 hidden_dir=a.hidden, parts=a.parts)
     items = g.run(chosen)
-    score, most, _ = report.totals(items)
-    return 1 if a.strict and score < most else 0
+    score, most, unmeasured = report.totals(items)
+    return 1 if a.strict and score < most - unmeasured else 0
 
 
 def cmd_batch(a) -> int:
-    from . import batch, isolation
+    from . import batch, isolation, slurm
     _folder(a.folder, "submissions")
     iso = isolation.current()
     if not iso.for_credit:
         raise ConfigError(f"batch grading refused: student code would run unconfined ({iso.why}); "
                           "run it as root, or install bubblewrap where user namespaces work")
     extra = ["--hidden", a.hidden] if a.hidden else []
-    batch.run(a.folder, labs.select(a.lab), a.out, a.jobs, a.timeout, extra)
+    if a.engine == "local":
+        batch.run(a.folder, labs.select(a.lab), a.out, a.jobs, a.timeout, extra)
+        return 0
+    p = batch.plan(a.folder, labs.select(a.lab), a.out, a.timeout, extra)
+    slurm.run(p, a.slurm_args.split(), a.wait)
+    return 0
+
+
+def cmd_collect(a) -> int:
+    """`make batch-collect`: a Slurm batch's missing passes submitted again, then merged."""
+    from . import batch, slurm
+    slurm.collect(batch.load_plan(a.out), a.slurm_args.split())
+    return 0
+
+
+def cmd_merge(a) -> int:
+    """`grader merge OUT`: the summary of a batch's passes, whichever engine ran them."""
+    from . import batch
+    batch.merge(a.out)
     return 0
 
 
@@ -89,7 +107,7 @@ def cmd_gradescope(a) -> int:
     _folder(a.hidden, "hidden-tests")
     name = f"autograder-lab{labs.select(a.lab)[0].id}.zip" if a.lab else "autograder.zip"
     path = package.build(a.dest or os.path.join("build", "gradescope", name), a.lab, a.hidden,
-                         a.secret_seed)
+                         a.secret_seed, a.daily_cap)
     print(f"Gradescope autograder: {os.path.relpath(path)} (upload it as a zip-file autograder; "
           "give it 2 or more CPUs for the performance metrics: docs/instructor-guide.md)")
     return 0
@@ -132,7 +150,7 @@ def main(argv=None) -> int:
                    "with `make labNN` (every lab if none is)")
     g.add_argument("--submission", default="labs", help="tree laid out like labs/")
     g.add_argument("--seed", help="seed for the randomized tests (default: fresh)")
-    g.add_argument("--strict", action="store_true", help="exit 1 unless the score is full")
+    g.add_argument("--strict", action="store_true", help="exit 1 unless every measured item has full marks")
     g.add_argument("--out", help="folder for results.json and junit.xml (default build/grade)")
     g.add_argument("--hidden", help="folder of instructor-only tests (see grader/hidden.py)")
     g.add_argument("--parts", choices=["all", "tests", "metrics"], default="all",
@@ -146,7 +164,19 @@ def main(argv=None) -> int:
     b.add_argument("--timeout", type=float, default=1800, help="seconds per pass per submission")
     b.add_argument("--hidden", help="folder of instructor-only tests")
     b.add_argument("--out", default=os.path.join("build", "batch"), help="output folder")
+    b.add_argument("--engine", choices=["local", "slurm"], default="local",
+                   help="local: this machine; slurm: an array job and an exclusive job")
+    b.add_argument("--no-wait", dest="wait", action="store_false",
+                   help="slurm: return once the jobs are queued (then: batch-collect)")
+    b.add_argument("--slurm-args", default="", help="more sbatch options, e.g. '-p cpu'")
     b.set_defaults(fn=cmd_batch)
+    co = sub.add_parser("collect", help="a Slurm batch: submit what is missing again, merge")
+    co.add_argument("--out", default=os.path.join("build", "batch"))
+    co.add_argument("--slurm-args", default="")
+    co.set_defaults(fn=cmd_collect)
+    mg = sub.add_parser("merge", help="summary.csv/json and results.json of a batch's passes")
+    mg.add_argument("out", help="the batch's output folder (with plan.json)")
+    mg.set_defaults(fn=cmd_merge)
     r = sub.add_parser("release", help="export and verify the student tree (no solutions)")
     r.add_argument("--dest", default=os.path.join("build", "release", "mlmem"))
     r.set_defaults(fn=cmd_release)
@@ -154,6 +184,8 @@ def main(argv=None) -> int:
     gs.add_argument("--lab", help="grade only this lab (default: all)")
     gs.add_argument("--hidden", help="folder of instructor-only tests to include")
     gs.add_argument("--secret-seed", help="seed for the randomized tests, never shown")
+    gs.add_argument("--daily-cap", type=int, help="graded submissions per student in 24 hours "
+                    "(over it, the latest result stands; default: no cap)")
     gs.add_argument("--dest", help="zip to write (default build/gradescope/autograder*.zip)")
     gs.set_defaults(fn=cmd_gradescope)
     pl = sub.add_parser("plots", help="plot your benchmark's series")

@@ -101,7 +101,7 @@ def score_metric(lab: Lab, m: Metric, report: dict | None, why_none: str) -> Ite
     skip = hw.skip(lab, m)
     entry = _entry(report, m.name)
     if skip:
-        item.status, item.output = SKIPPED, skip
+        item.status, item.output, item.lasting = SKIPPED, skip, True
     elif not isinstance(entry, dict):
         item.output = f"failed: {why_none}"
     elif "skipped" in entry:
@@ -222,7 +222,8 @@ def run_bench(lab: Lab, binary: str, run_name: str, reference: str | None = None
     interleaved, and those metrics are scored against the reference."""
     skips = [hw.skip(lab, m) for m in lab.metrics]
     if all(skips):  # nothing this machine can measure: don't run the benchmark
-        return BenchResult([Item(lab.id, "metric", m.name, m.points, status=SKIPPED, output=why)
+        return BenchResult([Item(lab.id, "metric", m.name, m.points, status=SKIPPED, output=why,
+                                 lasting=True)
                             for m, why in zip(lab.metrics, skips)])
     paired = reference and any(m.vs_reference and not s for m, s in zip(lab.metrics, skips))
     if not paired:

@@ -45,9 +45,11 @@ class Grading:
         replaces an earlier item of the same name, and results.json is rewritten. notes: lines
         for results.json's output (and the score table), each marked with the lab."""
         hidden_tests = {t.name for t in lab.tests if t.hidden}
+        visibility = {t.name: t.visibility for t in lab.tests}
         metrics = {m.name: m for m in lab.metrics}
         for i in items:
             i.hidden = i.kind == "test" and i.name in hidden_tests
+            i.visibility = visibility.get(i.name, "") if i.kind == "test" else ""
             m = metrics.get(i.name) if i.kind == "metric" else None
             if m is not None:
                 i.title = m.title if m.title != m.name else ""
@@ -141,7 +143,7 @@ class Grading:
         self.save(True)
         self.out("\nTOTAL " + report.total_phrase(
             *report.totals(self.items), ": hardware this machine lacks, or effects this run "
-            "could not show; see the SKIP lines"))
+            "could not show; see the SKIP lines and grade again to measure them"))
         self.out(f"results: {os.path.relpath(os.path.join(self.results_dir, 'results.json'))}, "
                  f"{os.path.relpath(os.path.join(self.results_dir, 'junit.xml'))}")
         self.out(html_report.after_grading(self.results_dir, self.seeds, self.series))

@@ -171,8 +171,9 @@ def summary_text(lab: Lab, res: dict, when: str) -> str:
     for t in res["tests"]:
         name = t["name"].split(" / ", 1)[1]
         first = (t.get("output") or "").strip().splitlines()[:1]
+        most += t["max_score"]
         if "status" in t:
-            score, most = score + t["score"], most + t["max_score"]
+            score += t["score"]
             pts = f"{t['score']:g}/{t['max_score']:g}"
             m = mark.get(t["status"], t["status"].upper())
             m = "PART" if m == "FAIL" and t["score"] > 0 else m
@@ -182,7 +183,7 @@ def summary_text(lab: Lab, res: dict, when: str) -> str:
         why = "" if m == "PASS" and not name.startswith("performance:") else (first or [""])[0]
         lines.append(f"  {m}  {name:<48} {pts:>9}  {why[:160]}".rstrip())
     lines += ["", f"TOTAL {round(score, 2):g}/{round(most, 2):g}" +
-              (f"  ({skipped} skipped: they count neither for nor against)" if skipped else "")]
+              (f"  ({skipped} skipped: not yet measured)" if skipped else "")]
     return "\n".join(lines) + "\n"
 
 

@@ -21,6 +21,7 @@ class Test:
     name: str
     points: float
     hidden: bool = False             # an instructor-only test (grader/hidden.py)
+    visibility: str = ""             # Gradescope's: '' (visible; hidden tests after_published)
 
 
 @dataclass
@@ -79,7 +80,9 @@ class Lab:
 # The keys each table of lab.toml may have; anything else is an error with a suggestion.
 TOP_KEYS = ("lab", "tests", "metrics", "limits", "plots", "requires")
 LAB_KEYS = ("title", "editable", "threaded")
-TEST_KEYS = ("name", "points")
+TEST_KEYS = ("name", "points", "visibility")
+# When Gradescope shows a test to students (its results.json "visibility").
+VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 METRIC_KEYS = ("name", "title", "points", "zero", "full", "unit", "requires", "vs_reference")
 LIMIT_KEYS = ("test_timeout_s", "bench_timeout_s", "address_space_mb")
 PLOT_KEYS = ("series", "x", "y", "labels", "title", "xlabel", "ylabel", "logx", "logy", "hline",
@@ -133,7 +136,12 @@ def _vs_reference(m: dict, where: str) -> dict | None:
 def read_test(x: dict, where: str) -> Test:
     """A [[tests]] table: name and points."""
     config.check_keys(x, TEST_KEYS, where)
-    return Test(config.get(x, "name", str, where), config.get(x, "points", float, where))
+    vis = config.get(x, "visibility", str, where, "")
+    if vis and vis not in VISIBILITIES:
+        raise LabError(f"{where}: 'visibility' must be one of {', '.join(VISIBILITIES)}, "
+                       f"not {vis!r}")
+    return Test(config.get(x, "name", str, where), config.get(x, "points", float, where),
+                visibility=vis)
 
 
 def _plot(p: dict, where: str) -> dict:

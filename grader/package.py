@@ -17,12 +17,14 @@ from .labs import ROOT
 HERE = os.path.join(ROOT, "grader", "gradescope")
 
 
-def _run_autograder(lab: str | None) -> str:
+def _run_autograder(lab: str | None, daily_cap: int | None = None) -> str:
     with open(os.path.join(HERE, "run_autograder")) as f:
         text = f.read()
-    if lab:
+    settings = ([f'MLMEM_LAB="${{MLMEM_LAB:-{lab}}}"'] if lab else []) + \
+        ([f'MLMEM_DAILY_CAP="${{MLMEM_DAILY_CAP:-{daily_cap}}}"'] if daily_cap else [])
+    if settings:
         text = text.replace('AG="${AUTOGRADER_ROOT:-/autograder}"',
-                            f'AG="${{AUTOGRADER_ROOT:-/autograder}}"\nMLMEM_LAB="${{MLMEM_LAB:-{lab}}}"')
+                            '\n'.join(['AG="${AUTOGRADER_ROOT:-/autograder}"'] + settings))
     return text
 
 
@@ -36,8 +38,10 @@ def _reference(dest: str, chosen: list[labs.Lab]):
                 shutil.copyfile(src, os.path.join(dest, lab.slug, rel))
 
 
-def build(dest_zip: str, lab: str | None, hidden: str | None, secret_seed: str | None) -> str:
-    """Writes the zip and returns its path."""
+def build(dest_zip: str, lab: str | None, hidden: str | None, secret_seed: str | None,
+          daily_cap: int | None = None) -> str:
+    """Writes the zip and returns its path. daily_cap: graded submissions per student in 24
+    hours (grader/submission_cap.py), None for no cap."""
     chosen = labs.select(lab)
     if lab:
         lab = chosen[0].id
@@ -51,7 +55,7 @@ def build(dest_zip: str, lab: str | None, hidden: str | None, secret_seed: str |
                 f.write(secret_seed + "\n")
         shutil.copy(os.path.join(HERE, "setup.sh"), os.path.join(tmp, "setup.sh"))
         with open(os.path.join(tmp, "run_autograder"), "w") as f:
-            f.write(_run_autograder(lab))
+            f.write(_run_autograder(lab, daily_cap))
         os.makedirs(os.path.dirname(os.path.abspath(dest_zip)), exist_ok=True)
         with zipfile.ZipFile(dest_zip, "w", zipfile.ZIP_DEFLATED) as z:
             for d, _, files in os.walk(tmp):

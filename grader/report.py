@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import textwrap
 import xml.etree.ElementTree as ET
 
@@ -24,11 +25,12 @@ def _atomic_write(path: str, text: str):
 
 
 def totals(items: list[Item]) -> tuple[float, float, float]:
-    """(score, max over gradable items, points skipped: hardware this machine lacks, or an
-    effect this run could not show)."""
-    score = sum(i.score for i in items if i.counted)
-    most = sum(i.max_score for i in items if i.counted)
-    skipped = sum(i.max_score for i in items if not i.counted)
+    """(score, max_score: every item's points, points not yet measured: skipped for hardware
+    this machine lacks or an effect this run could not show). A skip is neither a gain (the
+    maximum keeps its points) nor a silent loss (it is named, and batch grading measures again)."""
+    score = sum(i.score for i in items if i.measured)
+    most = sum(i.max_score for i in items)
+    skipped = sum(i.max_score for i in items if not i.measured)
     return round(score, 2), round(most, 2), round(skipped, 2)
 
 
@@ -100,11 +102,10 @@ def info_lines(info: dict, width: int = 100) -> list[str]:
 
 
 def total_phrase(score: float, most: float, skipped: float, why: str = "") -> str:
-    """'84/84', or with points skipped '84/84 (6 of 90 points skipped: <why>)', so that a total
-    with skips never reads as full marks."""
+    """'84/90', or with points skipped '84/90 (6 points not yet measured: <why>)'."""
     if not skipped:
         return f"{score:g}/{most:g}"
-    return f"{score:g}/{most:g} ({skipped:g} of {most + skipped:g} points skipped{why})"
+    return f"{score:g}/{most:g} ({skipped:g} points not yet measured{why})"
 
 
 def lab_summary(lab_id: str, items: list[Item], info: dict | None = None) -> str:
@@ -131,15 +132,33 @@ def leaderboard(items: list[Item]) -> list[dict]:
             i.higher_is_better is not None]
 
 
+def markdown(text: str) -> str:
+    """Output for Gradescope's Markdown: the first line as it is, the rest (compiler errors, a
+    test's message, what a program printed) in a code block, fenced longer than any run of
+    backticks inside."""
+    head, _, rest = text.partition("\n")
+    if not rest.strip():
+        return text
+    fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", rest)), default=0))
+    return f"{head}\n\n{fence}\n{rest.strip(chr(10))}\n{fence}"
+
+
+def visibility(i: Item) -> str:
+    """When Gradescope shows the item: lab.toml's or hidden.toml's word, else visible, and a
+    hidden test after the grades are published."""
+    return i.visibility or ("after_published" if i.hidden else "visible")
+
+
 def _entry(i: Item) -> dict:
     """One item of results.json's tests[]."""
     name = f"lab{i.lab} / " + (i.name if i.kind == "test" else f"performance: {i.name}")
-    output = shown_output(i)
+    output = markdown(shown_output(i))
     if i.kind == "metric" and i.title:
-        output += f"\nmeasures: {i.title}"
-    entry = {"name": name, "score": i.score, "max_score": i.max_score, "output": output}
+        output += f"\n\nmeasures: {i.title}"
+    entry = {"name": name, "score": i.score, "max_score": i.max_score, "output": output,
+             "visibility": visibility(i)}
     if i.status == SKIPPED:
-        entry.update(max_score=0, output="SKIPPED: " + output)
+        entry.update(score=0, output="SKIPPED (not yet measured): " + output)
     else:
         entry["status"] = "passed" if i.status == PASSED else "failed"
     return entry
@@ -148,19 +167,24 @@ def _entry(i: Item) -> dict:
 def results_json(items: list[Item], elapsed_s: float, output: str, done: bool,
                  info: dict[str, dict] | None = None) -> dict:
     """Gradescope's schema: score, execution_time, output, tests[] (name, score, max_score,
-    status, output), leaderboard[] (name, value, order), extra_data. Skipped items carry
-    max_score 0 and no status, so they count for nothing either way. extra_data.labs has, per
-    lab id, the lab's score, max_score (what this machine could grade), skipped_points and the
-    benchmark's info figures."""
+    status, output), leaderboard[] (name, value, order), extra_data. max_score is always every
+    item's points: a skipped item keeps its max_score with score 0 and no status, and is listed
+    in extra_data.not_measured (name, points, why). extra_data.labs has, per lab id, the lab's
+    score, max_score, skipped_points (not yet measured) and the benchmark's info figures."""
     score, most, skipped = totals(items)
     labs = {}
     for lab in sorted({i.lab for i in items}):
         s, m, sk = totals([i for i in items if i.lab == lab])
         labs[lab] = {"score": s, "max_score": m, "skipped_points": sk,
                      "info": (info or {}).get(lab, {})}
+    tests = [_entry(i) for i in items]
     out = {"score": score, "max_score": most, "execution_time": round(elapsed_s, 1),
-           "output": output, "tests": [_entry(i) for i in items],
-           "extra_data": {"skipped_points": skipped, "complete": done, "labs": labs}}
+           "output": markdown(output), "output_format": "md", "test_output_format": "md",
+           "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
+           "extra_data": {"skipped_points": skipped, "complete": done, "labs": labs,
+                          "not_measured": [{"name": _entry(i)["name"], "points": i.max_score,
+                                            "why": i.output, "again": not i.lasting}
+                                           for i in items if not i.measured]}}
     board = leaderboard(items)
     if board:
         out["leaderboard"] = board

@@ -19,9 +19,12 @@ class Item:
     # Filled in from lab.toml when the grading run records the item (grade.Grading.record):
     title: str = ""          # a metric's title: what it measures, in words
     hidden: bool = False     # an instructor-only test: report.py withholds its failure message
+    visibility: str = ""     # when Gradescope shows it ('' : visible, hidden tests after_published)
     higher_is_better: bool | None = None  # a metric's direction (the leaderboard's order)
+    lasting: bool = False    # skipped for hardware this machine lacks: measuring again won't help
 
     @property
-    def counted(self) -> bool:
-        """Skipped items (hardware this machine lacks) count neither for nor against."""
+    def measured(self) -> bool:
+        """A skipped item (hardware this machine lacks, an effect this run could not show) is
+        not yet measured: its points stay in the maximum, unearned, until a run measures it."""
         return self.status != SKIPPED

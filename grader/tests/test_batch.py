@@ -69,3 +69,24 @@ def test_merge_keeps_notes_and_lab_totals():
     assert m["output"] == "lab 01: a note"
     assert m["extra_data"]["labs"]["01"] == {"score": 4, "max_score": 5, "skipped_points": 6,
                                              "info": {"x": 1}}
+
+
+def test_a_later_run_measures_what_the_first_could_not():
+    """Batch grading measures skipped timed metrics again; what a later run measured replaces the
+    skip, the maximum never moves, and what stays unmeasured is still listed."""
+    from grader import batch
+    skip = {"name": "lab01 / performance: m", "score": 0, "max_score": 5,
+            "output": "SKIPPED (not yet measured): the machine was busy"}
+    hw = {"name": "lab01 / performance: gpu", "score": 0, "max_score": 4,
+          "output": "SKIPPED (not yet measured): needs a CUDA GPU"}
+    first = {"score": 0, "max_score": 9, "tests": [skip, hw],
+             "extra_data": {"labs": {"01": {"score": 0, "max_score": 9, "skipped_points": 9}},
+                            "not_measured": [{"name": skip["name"], "points": 5, "again": True},
+                                             {"name": hw["name"], "points": 4, "again": False}]}}
+    assert batch._again(first)
+    later = {"tests": [{**skip, "score": 4.5, "status": "failed", "output": "0.9x"}, hw]}
+    m = batch._measured_over(first, later)
+    assert (m["score"], m["max_score"]) == (4.5, 9)
+    assert m["extra_data"]["labs"]["01"] == {"score": 4.5, "max_score": 9, "skipped_points": 4}
+    assert [n["name"] for n in m["extra_data"]["not_measured"]] == [hw["name"]]
+    assert not batch._again(m), "hardware the machine lacks is not measured again"

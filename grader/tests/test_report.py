@@ -3,6 +3,8 @@
 import dataclasses
 import json
 
+import pytest
+
 from grader import bench, grade, hidden, hw, labs, report
 from grader.results import FAILED, PARTIAL, PASSED, SKIPPED, Item
 
@@ -34,11 +36,11 @@ def test_a_hidden_tests_message_is_withheld_everywhere(tmp_path):
     assert "42" not in (tmp_path / "j.xml").read_text()
 
 
-def test_a_total_with_skipped_points_does_not_read_as_full_marks():
+def test_a_skip_keeps_its_points_in_the_maximum_and_is_named():
     items = [Item("06", "test", "t", 84, 84, PASSED),
              Item("06", "metric", "m", 6, 0, SKIPPED, "needs a CUDA GPU")]
     line = report.lab_summary("06", items).splitlines()[-1]
-    assert "84/84 (6 of 90 points skipped" in line, line
+    assert "84/90 (6 points not yet measured" in line, line
     assert report.total_phrase(84, 84, 0) == "84/84"
 
 
@@ -72,7 +74,7 @@ def test_results_json_metric_output_carries_the_title_and_the_leaderboard_its_or
              Item("07", "metric", "speedup", 8, 8, PASSED, "9x", 9.0, higher_is_better=True)]
     d = report.results_json(items, 1, "", True)
     assert d["tests"][0]["name"] == "lab07 / performance: calls"
-    assert d["tests"][0]["output"] == "2 calls\nmeasures: raw calls"
+    assert d["tests"][0]["output"] == "2 calls\n\nmeasures: raw calls"
     assert d["leaderboard"] == [{"name": "lab07 calls", "value": 2.0, "order": "asc"},
                                 {"name": "lab07 speedup", "value": 9.0, "order": "desc"}]
 
@@ -139,3 +141,39 @@ def test_one_function_decides_a_hardware_skip():
     lab.requires = {}
     assert "needs 4 cores" in hw.skip(lab, m, have)
     assert hw.skip(lab, None, have) is None
+
+
+def test_gradescope_sees_visibility_and_markdown():
+    """Published tests are visible, hidden ones after the grades are published unless their
+    toml says otherwise; multi-line output is fenced for Gradescope's Markdown."""
+    shown = Item("01", "test", "t", 1, 0, FAILED, "boom\nline `a` ```x```")
+    secret = Item("01", "test", "s", 1, 1, PASSED, "passed", hidden=True)
+    later = Item("01", "test", "u", 1, 1, PASSED, "passed", visibility="after_due_date")
+    d = report.results_json([shown, secret, later], 1, "note", True)
+    assert (d["output_format"], d["test_output_format"]) == ("md", "md")
+    assert [t["visibility"] for t in d["tests"]] == ["visible", "after_published",
+                                                     "after_due_date"]
+    assert d["tests"][0]["output"] == "boom\n\n````\nline `a` ```x```\n````"
+    assert report.markdown("one line") == "one line"
+
+
+def test_daily_cap_keeps_the_latest_result():
+    import datetime as dt
+    from grader import submission_cap
+    now = dt.datetime(2026, 3, 2, 12, tzinfo=dt.timezone.utc)
+    sub = lambda h, score: {"submission_time": (now - dt.timedelta(hours=h)).isoformat(),
+                            "score": score, "results": {"score": score, "tests": []}}
+    meta = {"previous_submissions": [sub(30, 1), sub(5, 2), sub(1, 3)]}
+    assert submission_cap.over_cap(meta, 3, now) is None, "two in the last 24 hours"
+    res = submission_cap.over_cap(meta, 2, now)
+    assert res["score"] == 3 and "limit of 2" in res["output"]
+    assert "2026-03-03 07:00 UTC" in res["output"], "when the older of the two leaves the window"
+    assert submission_cap.over_cap({}, 2, now) is None
+
+
+def test_a_tests_visibility_is_read_strictly():
+    t = labs.read_test({"name": "t", "points": 1, "visibility": "after_due_date"}, "x")
+    assert t.visibility == "after_due_date"
+    with pytest.raises(labs.LabError) as e:
+        labs.read_test({"name": "t", "points": 1, "visibility": "later"}, "[[tests]] 1")
+    assert "'visibility' must be one of visible, hidden, after_due_date" in str(e.value)

@@ -84,14 +84,16 @@ def test_results_json_schema_and_skips():
              Item("01", "metric", "m", 5, 0, SKIPPED, "needs 2 cores")]
     d = report.results_json(items, 1.25, "out", True)
     json.dumps(d)
-    assert d["score"] == 2 and d["max_score"] == 5
+    assert d["score"] == 2 and d["max_score"] == 10, "a skip is neither a gain nor hidden"
     assert d["extra_data"]["skipped_points"] == 5
+    assert d["extra_data"]["not_measured"] == [{"name": "lab01 / performance: m", "points": 5,
+                                                "why": "needs 2 cores", "again": True}]
     for t in d["tests"]:
         assert set(t) >= {"name", "score", "max_score", "output"}
         assert t.get("status") in (None, "passed", "failed")
     skipped = d["tests"][2]
-    assert skipped["max_score"] == 0 and "status" not in skipped
-    assert skipped["output"].startswith("SKIPPED")
+    assert skipped["max_score"] == 5 and skipped["score"] == 0 and "status" not in skipped
+    assert skipped["output"].startswith("SKIPPED (not yet measured): needs 2 cores")
 
 
 def test_junit_marks_failures_and_skips(tmp_path):
