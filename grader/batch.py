@@ -99,10 +99,9 @@ def _measured_over(first: dict, later: dict) -> dict:
     score, max_score and the per-lab totals counted again."""
     got = {t["name"]: t for t in later.get("tests", []) if "status" in t}
     tests = [got.get(t["name"], t) if "status" not in t else t for t in first.get("tests", [])]
-    redone = {t["name"] for t in tests} & set(got)
     out = {**first, "tests": tests, "extra_data": dict(first.get("extra_data", {}))}
     out["extra_data"]["not_measured"] = [n for n in out["extra_data"].get("not_measured", [])
-                                         if n["name"] not in redone or "status" not in got[n["name"]]]
+                                         if n["name"] not in got]
     out["score"] = round(sum(t["score"] for t in tests), 2)
     labs = out["extra_data"].get("labs", {})
     for lab, v in labs.items():

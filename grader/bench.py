@@ -21,8 +21,13 @@ from .labs import Lab, Metric
 from .results import FAILED, PARTIAL, PASSED, SKIPPED, Item
 
 # Paired runs of yours and the reference's benchmark, in the order yours, reference, reference,
-# yours, ...: a drift of the machine's load during the pairs hits both sides alike.
+# yours, ...: a drift of the machine's load during the pairs hits both sides alike. When the
+# pairs disagree (a neighbour's job started or stopped during one of them: a fraction more than
+# SPREAD apart from another), more pairs run, up to MAX_ROUNDS, and the median of them all counts,
+# so that one disturbed pair cannot decide the score.
 ROUNDS = 2
+MAX_ROUNDS = 5
+SPREAD = 1.15
 
 
 @dataclass
@@ -216,10 +221,32 @@ def _cut_short(lab: Lab, mine: list[Run]) -> BenchResult:
     return BenchResult(items, mine)
 
 
+def pair_fractions(m: Metric, mine: list[Run], refs: list[Run]) -> list[float]:
+    """The metric's fraction of the reference in each pair where both sides measured it."""
+    out = []
+    for y, r in zip(mine, refs):
+        e, f = _entry(y.report, m.name), _entry(r.report, m.name)
+        if _measured(e) and _measured(f):
+            frac = fraction(m, e["value"], f["value"])
+            if frac is not None and frac > 0:
+                out.append(frac)
+    return out
+
+
+def _pairs_disagree(lab: Lab, mine: list[Run], refs: list[Run]) -> bool:
+    """Whether, for a timed metric, two pairs' fractions are more than SPREAD apart."""
+    for m in lab.metrics:
+        fr = pair_fractions(m, mine, refs) if m.vs_reference else []
+        if len(fr) >= 2 and max(fr) / min(fr) > SPREAD:
+            return True
+    return False
+
+
 def run_bench(lab: Lab, binary: str, run_name: str, reference: str | None = None) -> BenchResult:
     """Runs and scores the benchmark. `reference`: the reference solution's benchmark binary;
-    when given and the lab has timed metrics this machine can measure, both run ROUNDS times,
-    interleaved, and those metrics are scored against the reference."""
+    when given and the lab has timed metrics this machine can measure, both run ROUNDS times
+    (up to MAX_ROUNDS while the pairs disagree), interleaved, and those metrics are scored
+    against the reference."""
     skips = [hw.skip(lab, m) for m in lab.metrics]
     if all(skips):  # nothing this machine can measure: don't run the benchmark
         return BenchResult([Item(lab.id, "metric", m.name, m.points, status=SKIPPED, output=why,
@@ -231,7 +258,9 @@ def run_bench(lab: Lab, binary: str, run_name: str, reference: str | None = None
         return BenchResult([score_metric(lab, m, run.report, run.why_none) for m in lab.metrics],
                            [run])
     mine, refs = [], []
-    for r in range(ROUNDS):
+    for r in range(MAX_ROUNDS):
+        if r >= ROUNDS and not _pairs_disagree(lab, mine, refs):
+            break
         order = [(mine, binary), (refs, reference)]
         for runs, b in (order if r % 2 == 0 else order[::-1]):
             runs.append(run_once(lab, b, run_name + ("-reference" if runs is refs else "")))

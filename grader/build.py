@@ -132,8 +132,9 @@ def _limits_hit(res: sandbox.RunResult, log: str) -> str:
         return f"mlmem: the build took longer than {res.limits.timeout_s:g} s and was stopped"
     if re.search(r"virtual memory exhausted|out of memory|cannot allocate memory|Killed signal|"
                  r"CPU time limit|File size limit", log, re.I) or res.signal is not None:
-        return (f"mlmem: the build was stopped at its limits ({STUDENT_BUILD.data_mb} MiB of memory, "
-                f"{STUDENT_BUILD.cpu_s} s of CPU, {STUDENT_BUILD.file_size_mb} MiB per file)")
+        return (f"mlmem: the build was stopped at its limits ({STUDENT_BUILD.data_mb} MiB of "
+                f"memory, {STUDENT_BUILD.cpu_s} s of CPU, {STUDENT_BUILD.file_size_mb} MiB per "
+                "file)")
     return ""
 
 

@@ -2,7 +2,7 @@
 time, process count, file size, and a cap on captured output; optionally a watch on a file the
 program must keep growing (Watch), so a stuck program is stopped early. Each run gets a folder of
 its own (rundir) and, where the kernel allows, namespaces of its own (grader/isolation.py). As
-root the program runs as a sandbox uid that this run holds alone on the whole kernel (claim_uid).
+root the program runs as a sandbox uid that this run holds alone on the whole kernel (_claim).
 Everything the program starts is killed when it ends, whatever it did (new process groups, a fork
 bomb, a flood of output, a daemon)."""
 from __future__ import annotations
@@ -27,7 +27,7 @@ from . import isolation
 
 # Uids used for nothing else, so that killing "all its processes" kills only the student's. A
 # run takes one of UID_SLOTS uids from UID_BASE on for as long as it has processes, and only one
-# that no process on this kernel has (claim_uid): graders side by side, in other containers or
+# that no process on this kernel has (_claim): graders side by side, in other containers or
 # chroots or with other temporary folders, never share a uid nor kill each other's runs.
 UID_BASE = int(os.environ.get("MLMEM_SANDBOX_UID", "64987"))
 UID_SLOTS = 64
@@ -87,6 +87,7 @@ def _claim(nproc: int):
         raise OSError(ctypes.get_errno(), "sandbox uid busy")
     os.waitpid(pid, 0)
     resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+
 
 @dataclass
 class Limits:

@@ -186,3 +186,16 @@ def test_leaderboard_lists_measured_metrics_with_their_direction():
         i.higher_is_better = next(m for m in lab.metrics if m.name == i.name).higher_is_better
     board = report.leaderboard(items)
     assert board == [{"name": "lab02 prediction_error", "value": 0.1, "order": "asc"}]
+
+
+def test_pairs_that_disagree_ask_for_more_rounds(monkeypatch):
+    """Two pairs a neighbour's job split apart (fractions 1.0 and 0.7) ask for more pairs; the
+    median of five, with one disturbed, gives the reference full marks against itself."""
+    import dataclasses
+    lab = labs.load("lab01-cache-lines")
+    m = timed()
+    one = dataclasses.replace(lab, metrics=[m])
+    assert not bench._pairs_disagree(one, runs(1.0, 0.95), runs(1.0, 1.0))
+    assert bench._pairs_disagree(one, runs(1.0, 0.7), runs(1.0, 1.0))
+    item = bench.score_vs_reference(lab, m, runs(1.0, 0.7, 1.0, 0.98, 1.01), runs(*[1.0] * 5))
+    assert item.score == 10 and "median of 5 paired runs" in item.output
