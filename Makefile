@@ -24,7 +24,7 @@ help:
 	@echo "  make grade [LAB=NN|all]    grade the lab you built last (make labNN), one lab, or every lab;"
 	@echo "                             score table + build/grade/results.json"
 	@echo "        [SUBMISSION=dir]     grade another tree laid out like labs/, every lab unless LAB=NN"
-	@echo "        [STRICT=1]           exit non-zero unless the score is full"
+	@echo "        [STRICT=1]           exit non-zero unless every measured item has full marks"
 	@echo "  make report [LAB=NN]       your latest grade as one page to open in a browser: tests, messages,"
 	@echo "                             metrics, your plots, hints (build/grade/report.html; no regrading)"
 	@echo "  make hint LAB=NN [LEVEL=k] progressive hints: 1 a nudge, 2 the shape, 3 the step in words"
