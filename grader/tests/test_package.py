@@ -39,11 +39,33 @@ def test_release_refuses_a_nonempty_destination(tmp_path):
     assert (tmp_path / "keep.txt").read_text() == "mine"
 
 
+HIDDEN_TOML = """[[tests]]
+name = "test_hidden_transpose_square"
+points = 2
+visibility = "after_due_date"
+"""
+HIDDEN_C = """#include "copy.h"
+#include "mm_check.h"
+
+MM_TEST(test_hidden_transpose_square)
+{
+    float src[4] = { 1, 2, 3, 4 }, dst[4];
+    MM_ASSERT_OK(tv_transpose2d_f32(src, 2, 2, 2, dst, 2));
+    ck_assert(dst[1] == 3 && dst[2] == 2);
+}
+MM_END_TEST
+"""
+
+
 def test_gradescope_zip_grades_a_fake_autograder(tmp_path):
     zpath = tmp_path / "ag.zip"
+    hidden = tmp_path / "hidden" / TIMED
+    hidden.mkdir(parents=True)
+    (hidden / "hidden.toml").write_text(HIDDEN_TOML)
+    (hidden / "check_hidden.c").write_text(HIDDEN_C)
     proc = subprocess.run([sys.executable, "-m", "grader", "gradescope", "--lab", "03",
-                           "--dest", str(zpath)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600)
+                           "--hidden", str(tmp_path / "hidden"), "--dest", str(zpath)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     ag = tmp_path / "autograder"
     (ag / "submission").mkdir(parents=True)
@@ -62,14 +84,19 @@ def test_gradescope_zip_grades_a_fake_autograder(tmp_path):
     with open(ag / "results" / "results.json") as f:
         res = json.load(f)
     tests = [t for t in res["tests"] if "performance" not in t["name"]]
-    assert sum(t["score"] for t in tests) == sum(t.points for t in lab.tests), run.stdout
+    assert sum(t["score"] for t in tests) == sum(t.points for t in lab.tests) + 2, run.stdout
+    seen = {t["name"].split(" / ")[1]: t["visibility"] for t in res["tests"]}
+    assert seen.pop("test_hidden_transpose_square") == "after_due_date", "hidden.toml's word"
+    assert set(seen.values()) == {"visible"}
+    assert (res["output_format"], res["test_output_format"]) == ("md", "md")
     assert all(t["name"].startswith("lab03 /") for t in res["tests"])
     timed = {m.name for m in lab.metrics if m.vs_reference}
     perf = {t["name"].split(": ", 1)[1]: t for t in res["tests"] if "performance" in t["name"]}
     for name in timed:
         t = perf[name]
         assert t["output"].startswith("SKIPPED") or "against the reference" in t["output"], t
-    assert oct(os.stat(ag / "source" / "reference").st_mode & 0o077) == "0o0"
+    for private in ("reference", "hidden"):   # nothing private readable by the sandbox uid
+        assert oct(os.stat(ag / "source" / private).st_mode & 0o077) == "0o0", private
     # Every metric this machine measured is on the leaderboard, whichever those are here.
     measured = {"lab03 " + n for n, t in perf.items() if not t["output"].startswith("SKIPPED")}
     assert {e["name"] for e in res.get("leaderboard", [])} == measured, run.stdout
