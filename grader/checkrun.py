@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 
 from . import hidden, hw, sandbox, seal
 from .labs import Lab
-from .results import FAILED, PASSED, SKIPPED, Item
+from .results import PASSED, SKIPPED, Item
 
 NS = "{http://check.sourceforge.net/ns}"
 # Check's parent needs well under a second to kill a timed-out child and log it, and the program
