@@ -37,8 +37,10 @@ help:
 	@echo "  make slides                render the slide decks to HTML (build/slides/, opens offline)"
 	@echo
 	@echo "Course staff and maintainers"
-	@echo "  make test                  the project's own tests: grader, skeletons fail, solutions pass,"
-	@echo "                             fault injection, sanitizers"
+	@echo "  make test [LAB=NN]         the project's own tests: grader, skeletons fail, solutions pass,"
+	@echo "                             fault injection, sanitizers (LAB=NN: what concerns that lab)"
+	@echo "  make check                 the fast tier for the edit loop: the grader's unit tests and each"
+	@echo "                             lab's structure and conventions (a few minutes; PYTEST_ARGS=...)"
 	@echo "  make calibrate [LAB=NN] [RUNS=20] [MARGIN=0.15]  measure the reference and naive variants"
 	@echo "                             RUNS times; write thresholds.toml (THRESHOLDS=file), used from then on"
 	@echo "  make release [DEST=dir]    student tree without solutions, verified (build/release/mlmem)"
@@ -120,10 +122,12 @@ $(BUILD)/tools/hwinfo: common/hwinfo.c common/mm_hw.c common/mm_hw.h common/mm_c
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -D_GNU_SOURCE $(CUDA_CPPFLAGS) -o $@ common/hwinfo.c common/mm_hw.c $(CUDA_LDLIBS) $(LDLIBS) -pthread
 
-test:
-	@[ -d grader/tests ] || { echo "mlmem: make test needs the course repository (this student tree has no grader/tests)"; exit 2; }
+# The project's own tests (grader/tests/pytest.ini): all of them, one lab's (LAB=NN), or the fast tier.
+PYTEST_SELECT = $(if $(LAB),$(foreach l,$(LAB),--lab $(l)))
+test check:
+	@[ -d grader/tests ] || { echo "mlmem: make $@ needs the course repository (this student tree has no grader/tests)"; exit 2; }
 	@$(DEPS_OK) && bash common/setup-deps.sh clang
-	@py=$$(common/find-python.sh) && cd grader/tests && $$py -m pytest -q -p no:cacheprovider
+	@py=$$(common/find-python.sh) && cd grader/tests && $$py -m pytest -q $(if $(filter check,$@),-m "not slow") $(PYTEST_SELECT) $(PYTEST_ARGS)
 
 new-lab:
 	@py=$$(common/find-python.sh) || { echo "mlmem: no Python 3.11+ found (install python3-pytest)" >&2; exit 1; }; \
@@ -135,4 +139,4 @@ slides:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: help deps numa-guest grade batch batch-collect release gradescope calibrate report hint handin plots hwinfo test new-lab slides clean
+.PHONY: help deps numa-guest grade batch batch-collect release gradescope calibrate report hint handin plots hwinfo test check new-lab slides clean

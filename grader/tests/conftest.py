@@ -74,3 +74,40 @@ def make_variant(tmp_path):
     def _make(slug, patches, base=variants.SOLUTIONS, name="sub"):
         return variants.make(slug, str(tmp_path / name), patches, base)
     return _make
+
+
+def pytest_addoption(parser):
+    parser.addoption("--lab", action="append", default=[], metavar="NN",
+                     help="only the tests that concern lab NN (repeatable)")
+
+
+def _labs_of(item) -> set[str]:
+    """The lab ids an item concerns: its `lab` marks, and the labs its parameters name (a slug
+    'labNN-topic', a file named after one, or a bare id 'NN')."""
+    ids = {str(a) for m in item.iter_markers("lab") for a in m.args}
+    known = {lab_id for lab_id, _ in _LAB_IDS}
+    for value in getattr(getattr(item, "callspec", None), "params", {}).values():
+        text = os.path.basename(str(value))
+        if text in known:
+            ids.add(text)
+        ids.update(lab_id for lab_id, slug in _LAB_IDS if text.startswith(f"lab{lab_id}"))
+    return ids
+
+
+_LAB_IDS = [(s.split("-", 1)[0][3:], s) for s in labs.slugs()]
+
+
+def pytest_collection_modifyitems(config, items):
+    wanted = set(config.getoption("--lab"))
+    if not wanted:
+        return
+    known = {lab_id for lab_id, _ in _LAB_IDS}
+    unknown = wanted - known
+    if unknown:
+        raise pytest.UsageError(f"no lab {', '.join(sorted(unknown))} (labs: "
+                                f"{' '.join(sorted(known))})")
+    keep, drop = [], []
+    for item in items:
+        (keep if _labs_of(item) & wanted else drop).append(item)
+    config.hook.pytest_deselected(items=drop)
+    items[:] = keep

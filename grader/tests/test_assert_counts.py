@@ -13,6 +13,8 @@ import pytest
 from conftest import ROOT
 from grader import build, labs
 
+pytestmark = pytest.mark.slow
+
 MAX_ASSERTS = 10_000  # per test; assert once after finding the first mismatch in a loop
 
 COUNTER_C = r"""

@@ -7,6 +7,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT, SANDBOX_ENV, sandbox_leftovers
 from grader import variants
 
@@ -23,6 +25,7 @@ def batch(folder, out, *extra, timeout=1200):
         return {r["student"]: r for r in csv.DictReader(f)}, proc.stdout
 
 
+@pytest.mark.slow
 def test_batch_grades_each_shape(tmp_path):
     subs = tmp_path / "subs"
     shutil.copytree(os.path.join(variants.SOLUTIONS, SLUG), subs / "alice" / "labs" / SLUG)
@@ -44,6 +47,7 @@ def test_batch_grades_each_shape(tmp_path):
     assert "benchmarks, one submission at a time" in out
 
 
+@pytest.mark.slow
 def test_batch_time_limit(make_variant, tmp_path):
     subs = tmp_path / "subs"
     # Every test that reads the counters spins: the grading outlasts the batch's time limit.
@@ -71,6 +75,7 @@ def test_merge_keeps_notes_and_lab_totals():
                                              "info": {"x": 1}}
 
 
+@pytest.mark.slow
 def test_a_later_run_measures_what_the_first_could_not():
     """Batch grading measures skipped timed metrics again; what a later run measured replaces the
     skip, the maximum never moves, and what stays unmeasured is still listed."""

@@ -11,6 +11,8 @@ import pytest
 
 from conftest import ROOT, SANDBOX_ENV, grade
 
+pytestmark = pytest.mark.slow
+
 SELFTEST = "common/cudaemu/selftest"
 SANITIZER_REPORTS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
                      "WARNING: ThreadSanitizer")

@@ -8,6 +8,8 @@ import pytest
 
 from conftest import ROOT, SANDBOX_ENV, grade, sandbox_leftovers
 
+pytestmark = pytest.mark.slow
+
 SLUG = "lab01-cache-lines"
 ENTRY = "uint64_t cl_counters_total(const cl_counters_t *c)\n{\n"
 HIT = "test_totals_exact_under_contention"  # calls cl_counters_total with a live object

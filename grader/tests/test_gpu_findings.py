@@ -107,6 +107,7 @@ def _make(lab_src: str, out: str, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=900)
 
 
+@pytest.mark.slow
 def test_broken_nvcc_builds_without_gpu_parts(tmp_path):
     """An nvcc that cannot compile (a host compiler it refuses) turns nvcc's kernels off, with a
     message, instead of failing the lab's build; the CUDA code then runs on the emulated device."""
@@ -127,6 +128,7 @@ def test_broken_nvcc_builds_without_gpu_parts(tmp_path):
     assert "built without CUDA" not in tests.stdout + tests.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAVE_NVCC, reason="no nvcc")
 def test_gpu_code_built_for_ampere_hopper_and_ptx():
     res = subprocess.run(["make", "-s", "-f", "common/flags.mk", "--eval",
@@ -138,6 +140,7 @@ def test_gpu_code_built_for_ampere_hopper_and_ptx():
                         "arch=compute_90,code=compute_90"}, res.stdout + res.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAVE_NVCC, reason="no nvcc: the CUDA labs build without CUDA")
 @pytest.mark.parametrize("slug", [LAB05, LAB07])
 def test_asan_settings_for_cuda_in_every_program(slug):
@@ -154,6 +157,7 @@ def test_asan_settings_for_cuda_in_every_program(slug):
         assert " T __lsan_default_suppressions" in syms, prog
 
 
+@pytest.mark.slow
 def test_lab05_budget_check_fits_a_small_address_space():
     """test_pipe_create_checks refuses a plan over 10 % of RAM without reserving it: under an
     address-space limit below that (a host with more RAM than the limit covers) it still runs."""

@@ -15,6 +15,8 @@ import pytest
 from conftest import ROOT
 from grader import labs, release, submission
 
+pytestmark = pytest.mark.slow
+
 SLUG = "lab01-cache-lines"
 ANSWERS = """# Lab 01 — your answers
 

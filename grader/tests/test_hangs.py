@@ -1,19 +1,25 @@
 """A hang costs seconds, not a quarter of an hour: a test program that stops logging results is
 stopped one test timeout (plus a margin) after its last result, a benchmark at its own limit and
-never run again; a batch with hanging submissions stays within a bound derived from the limits."""
+never run again. Checked by what was stopped and which limit stopped it, counted, never by the
+wall time (the machine may be busy)."""
 import csv
 import json
 import os
 import subprocess
 import sys
-import time
+
+import pytest
 
 from conftest import ROOT, SANDBOX_ENV, sandbox_leftovers
 from grader import checkrun, sandbox, variants
 
+pytestmark = pytest.mark.slow
+
 SLUG = "lab03-tensor-strides"   # the skeleton: builds in seconds, its tests fail at once
-T = 4                           # MLMEM_TEST_TIMEOUT_S: each Check test's timeout
-B = 10                          # MLMEM_BENCH_TIMEOUT_S: the benchmark's time limit
+# The limits leave room for a busy machine (load 10 on 2 cores): a skeleton's test ends in well
+# under a second and its benchmark in a few seconds idle; only the stuck ones reach them.
+T = 8                           # MLMEM_TEST_TIMEOUT_S: each Check test's timeout
+B = 60                          # MLMEM_BENCH_TIMEOUT_S: the benchmark's time limit
 STALL = T + checkrun.STALL_MARGIN_S
 
 
@@ -29,18 +35,19 @@ def run(script, watch_s, timeout_s=60):
 
 def test_watch_stops_a_program_that_stops_logging():
     r = run("echo one > log; echo two >> log; sleep 60", watch_s=1.5)
-    assert r.stalled and not r.timed_out and not r.ok and r.wall_s < 5, r
+    # The whole-run limit (60 s) is the script's own length: stopped by the watch, not by it.
+    assert r.stalled and not r.timed_out and not r.ok, r
     assert "no progress for 1.5 s" in r.verdict()
 
 
 def test_watch_lets_a_slow_but_steady_program_finish():
     r = run("for i in 1 2 3 4 5 6; do sleep 0.5; echo $i >> log; done; exit 0", watch_s=1.5)
-    assert r.ok and not r.stalled and r.wall_s > 3, r
+    assert r.ok and not r.stalled and not r.timed_out, r
 
 
 def test_watch_counts_from_the_start():
     r = run("sleep 60", watch_s=1)   # the log never appears: a hang before the first result
-    assert r.stalled and r.wall_s < 4, r
+    assert r.stalled and not r.timed_out, r
 
 
 # The fake class: the lab 03 skeleton, one copy as is and three that hang (pause(): no CPU burnt):
@@ -73,16 +80,8 @@ VALIDATE = {"test_validate_accepts_and_rejects", "test_validate_edge_cases"}
 CONTIGUOUS = {"test_contiguous_of_contiguous", "test_contiguous_ml_layouts",
               "test_contiguous_bad_args", "test_contiguous_simulated_misses"}
 MAYBE = 1    # test_contiguous_random_views
-# What the hangs may cost, from the limits: each test that calls a
-# stuck function, T; the stuck benchmark, B (it is not run again, nor the reference's after
-# it). OVERHEAD per submission: its build, the skeleton's tests, and its benchmark paired with
-# the reference's (2 + 2 runs, seconds each here).
-OVERHEAD = 30
-BOUND = 2 * len(VALIDATE) * T + ((len(CONTIGUOUS) + MAYBE) * T + B) + \
-    len(CLASS) * OVERHEAD
-# Before progress was watched: the stopped parent cost the whole-run limit (32 tests x T +
-# 30 s), and the stuck benchmark ROUNDS (2) runs of B, plus the reference's between them.
-OLD_LIMITS = (32 * T + 30) + len(VALIDATE) * T + (len(CONTIGUOUS) * T + 2 * B)
+# A safety net for a grader that hangs itself (not a measure: the assertions count limits).
+BATCH_TIMEOUT_S = 1800
 
 
 def results(out, who) -> dict[str, dict]:
@@ -90,21 +89,17 @@ def results(out, who) -> dict[str, dict]:
         return {t["name"].split(" / ", 1)[1]: t for t in json.load(f)["tests"]}
 
 
-def test_batch_with_hanging_submissions_stays_within_minutes(tmp_path):
+def test_batch_with_hanging_submissions_stops_each_hang_at_its_limit(tmp_path):
     subs, out = tmp_path / "subs", tmp_path / "out"
     for who, patches in CLASS.items():
         variants.make(SLUG, str(subs / who), patches, os.path.join(ROOT, "labs"))
     env = {**os.environ, **SANDBOX_ENV, "MLMEM_TEST_TIMEOUT_S": str(T),
            "MLMEM_BENCH_TIMEOUT_S": str(B)}
-    start = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "grader", "batch", str(subs), "--lab", "03",
                            "--jobs", "2", "--out", str(out)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=OLD_LIMITS + 600, env=env)
-    wall = time.monotonic() - start
-    print(proc.stdout, f"batch wall time {wall:.0f} s (bound {BOUND:g} s; the old limits "
-          f"{OLD_LIMITS:g} s)")
+                          text=True, timeout=BATCH_TIMEOUT_S, env=env)
+    print(proc.stdout)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert wall < BOUND < OLD_LIMITS, (wall, BOUND, OLD_LIMITS)
     with open(out / "summary.csv") as f:
         assert {r["student"]: r["status"] for r in csv.DictReader(f)} == dict.fromkeys(CLASS, "ok")
 
@@ -124,4 +119,11 @@ def test_batch_with_hanging_submissions_stays_within_minutes(tmp_path):
                 assert "did not run" not in t["output"], (who, name, t["output"])
                 assert "timeout" not in t["output"].lower() or (
                     who == "hang-bench" and name == "test_contiguous_random_views"), t["output"]
+    # Counted: one test timeout per test that reached a stuck function, one benchmark limit.
+    timeouts = sorted((who, name) for who, res in tests.items() for name, t in res.items()
+                      if not name.startswith("performance:") and "timeout" in t["output"].lower())
+    expect = 2 * len(VALIDATE) + len(CONTIGUOUS)
+    assert expect <= len(timeouts) <= expect + MAYBE, timeouts
+    stops = {who for who, res in tests.items() for name, t in res.items() if stopped in t["output"]}
+    assert stops == {"hang-bench"}, stops
     assert sandbox_leftovers() == []

@@ -192,6 +192,7 @@ def chromium() -> str:
     return found
 
 
+@pytest.mark.slow
 def test_chromium_renders_the_page_offline(graded, tmp_path):
     browser = chromium()
     long_line = {"name": "lab09 / test_out_of_blocks_changes_nothing", "score": 0,

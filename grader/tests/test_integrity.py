@@ -20,6 +20,8 @@ import pytest
 from conftest import ROOT, grade
 from grader import build, labs, variants
 
+pytestmark = pytest.mark.slow
+
 SLUGS = labs.slugs()
 LOCK = "/tmp/mlmem-bench.lock"
 

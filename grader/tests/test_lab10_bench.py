@@ -11,6 +11,8 @@ import pytest
 from conftest import grade
 from grader import variants
 
+pytestmark = [pytest.mark.slow, pytest.mark.lab("10")]
+
 SLUG = "lab10-roofline"
 LOCK = "/tmp/mlmem-bench.lock"  # benchmarks never overlap (as the other timed tests)
 

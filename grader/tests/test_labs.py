@@ -28,6 +28,7 @@ def test_lab_toml_matches_test_sources(slug):
         assert os.path.isfile(os.path.join(ROOT, "solutions", slug, rel)), f"solution lacks {rel}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("slug", SLUGS)
 def test_skeleton_scores_zero_correctness(slug, tmp_path):
     lab = labs.load(slug)
@@ -41,6 +42,7 @@ def test_skeleton_scores_zero_correctness(slug, tmp_path):
     assert all(t["score"] == 0 for t in g.metrics(lab.id).values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("slug", SLUGS)
 def test_solution_gets_full_marks(slug, tmp_path):
     lab = labs.load(slug)
@@ -57,6 +59,7 @@ def _variant_cases():
     return [(s, n) for s in SLUGS for n in variants.declared(s)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("slug,name", _variant_cases())
 def test_naive_variant_gets_no_performance_credit(slug, name, make_variant, tmp_path):
     lab = labs.load(slug)

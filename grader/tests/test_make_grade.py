@@ -81,6 +81,7 @@ def test_last_built_lab_and_what_it_says(tmp_path, monkeypatch):
     assert handin.last_touched()[0].slug == "lab08-mixed-precision"
 
 
+@pytest.mark.slow
 def test_make_grade_grades_the_lab_built_last(tree):
     (tree / "build" / "grade").mkdir(parents=True, exist_ok=True)
     proc = make(tree, "grade")
@@ -106,6 +107,7 @@ def _symbols(path) -> str:
     return subprocess.run(["nm", path], capture_output=True, text=True).stdout
 
 
+@pytest.mark.slow
 def test_sanitizer_build_has_its_own_folder(tree):
     cc = build.compiler_tag()
     plain = tree / "build" / "labs" / (LAB03 + cc)

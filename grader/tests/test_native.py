@@ -10,6 +10,8 @@ import pytest
 from conftest import ROOT
 from grader import build, checkrun, labs
 
+pytestmark = pytest.mark.slow
+
 SLUGS = labs.slugs()
 SANITIZER_REPORTS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
                      "WARNING: ThreadSanitizer")

@@ -82,6 +82,7 @@ def test_the_deck_shows_its_figure(copy):
     assert f"figures/lab{num}-{SLUG}.svg" in images(deck)
 
 
+@pytest.mark.slow
 def test_make_test_checks_accept_it(copy):
     """The per-lab checks of make test that need no benchmark, run in the copy for the new
     lab: lab.toml against the sources, the convention, the figure, the strict configuration,
@@ -96,6 +97,7 @@ def test_make_test_checks_accept_it(copy):
     assert ran and int(ran.group(1)) >= 14, res.stdout[-2000:]
 
 
+@pytest.mark.slow
 def test_skeleton_fails_reference_passes_naive_loses_the_metric(copy):
     """test_labs.py's gradings of the new lab, in the copy, under the bench lock."""
     root, num, _ = copy

@@ -15,6 +15,8 @@ import pytest
 from conftest import ROOT
 from grader import numa_guest
 
+pytestmark = [pytest.mark.slow, pytest.mark.lab("04")]
+
 LAB = "04"
 TIMED = ("remote_latency_ratio", "remote_bandwidth_ratio", "loader_speedup")
 

@@ -43,4 +43,4 @@ def test_memory_limit():
 def test_process_limit():
     r = run("i=0; while [ $i -lt 3000 ]; do sleep 30 & i=$((i+1)); done; echo all", timeout_s=20,
             nproc=64)
-    assert "all" not in r.stdout and r.wall_s < 20
+    assert "all" not in r.stdout and not r.timed_out, r   # refused, not left to the clock

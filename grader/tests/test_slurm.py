@@ -16,6 +16,8 @@ import pytest
 from conftest import ROOT, SANDBOX_ENV
 from grader import labs, variants
 
+pytestmark = pytest.mark.slow
+
 LAB = "lab09-paged-kv-cache"
 SKELETONS = os.path.join(ROOT, "labs")
 

@@ -11,6 +11,8 @@ import pytest
 
 from conftest import grade
 
+pytestmark = pytest.mark.slow
+
 LAB, SLUG, FILE = "01", "lab01-cache-lines", "src/counters.c"
 # The system-call instruction of this machine's architecture (what inline assembly would use).
 SYSCALL = "svc #0" if platform.machine() in ("aarch64", "arm64") else "syscall"

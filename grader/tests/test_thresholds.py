@@ -58,6 +58,7 @@ def test_bad_file_is_named(tmp_path, monkeypatch, body, why):
     assert why in str(e.value) or why == "lab01"
 
 
+@pytest.mark.slow
 def test_calibrate_writes_a_file_the_grader_uses(tmp_path):
     # Lab 07: its deterministic metrics are measured on any machine, busy or not (lab 01's are
     # skipped when the machine cannot show false sharing, and then nothing is proposed).

@@ -12,6 +12,8 @@ import pytest
 from conftest import ROOT, SANDBOX_ENV, grade
 from grader import build, isolation, labs, sandbox, variants
 
+pytestmark = pytest.mark.slow
+
 LAB01, LAB03 = "lab01-cache-lines", "lab03-tensor-strides"
 SKELETONS = os.path.join(ROOT, "labs")
 ROOTED = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox uids)")
