@@ -6,7 +6,7 @@ import os
 import random
 
 from conftest import ROOT
-from grader import release
+from grader import leaks, release
 
 SOLUTION = """#include <stdlib.h>
 /* not this: width = (count * 3 + pad) / align, a comment is no code */
@@ -32,16 +32,16 @@ HEADER = "int blocks_init(acc_t *a, unsigned n, size_t line);\n"
 
 
 def _wanted():
-    return release.solution_windows({"lab99-x/src/acc.c": SOLUTION},
+    return leaks.solution_windows({"lab99-x/src/acc.c": SOLUTION},
                                     {"lab99-x/src/acc.c": SKELETON}, [HEADER])
 
 
 def test_a_quote_inside_a_sentence_is_caught():
     wanted = _wanted()
-    assert all(len(w) == release.WINDOW for w in wanted)
+    assert all(len(w) == leaks.WINDOW for w in wanted)
     text = ("# Hints\n\n### Level 3\n\nPart B. Round up: `stride = (sizeof(cl_stats_t) + line "
             "−\n  1) / line * line`, then allocate.\n")
-    hits = release.quoted(text, wanted)
+    hits = leaks.quoted(text, wanted)
     assert len(hits) == 1, hits
     line, srcs, q = hits[0]
     assert line == 5 and srcs == ["lab99-x/src/acc.c:7"]
@@ -49,9 +49,9 @@ def test_a_quote_inside_a_sentence_is_caught():
 
 
 def test_literals_compare_by_value():
-    wanted = release.solution_windows({"a.c": "r = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;\n"},
+    wanted = leaks.solution_windows({"a.c": "r = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;\n"},
                                       {}, [])
-    assert release.quoted("bf16 is `(u + 32767 + ((u >> 16) & 1)) >> 16`.", wanted)
+    assert leaks.quoted("bf16 is `(u + 32767 + ((u >> 16) & 1)) >> 16`.", wanted)
 
 
 def test_innocent_text_is_not_caught():
@@ -69,13 +69,13 @@ def test_innocent_text_is_not_caught():
         "Do not write `width = (count * 3 + pad) / align`.",
     ]
     for text in innocent:
-        assert release.quoted(text, wanted) == [], text
+        assert leaks.quoted(text, wanted) == [], text
 
 
 def test_planted_quote_in_a_tree_of_this_repository(tmp_path):
     """On this repository's solutions: a window of a real solution line, planted in a sentence of
     a handout copy, is found with its source; the same handout without it is clean."""
-    wanted = release.distinctive_windows()
+    wanted = leaks.distinctive_windows(release.tree_files())
     assert wanted, "the solutions have distinctive expressions"
     rng = random.Random(12)
     window, srcs = rng.choice(sorted(wanted.items()))
@@ -83,21 +83,21 @@ def test_planted_quote_in_a_tree_of_this_repository(tmp_path):
     doc = tmp_path / "labs" / lab / "hints.md"
     doc.parent.mkdir(parents=True)
     doc.write_text("### Level 1 — a nudge\n\nThink about the lines.\n")
-    assert release.token_leaks(str(tmp_path), wanted) == []
+    assert leaks.token_leaks(str(tmp_path), wanted) == []
     doc.write_text("### Level 3 — almost there\n\nWrite `" + " ".join(window) +
                    "` and you are done.\n")
-    found = release.token_leaks(str(tmp_path), wanted)
+    found = leaks.token_leaks(str(tmp_path), wanted)
     assert len(found) == 1 and found[0].startswith(f"labs/{lab}/hints.md:3 <- {srcs[0]}"), found
 
 
 def test_the_student_trees_code_quotes_no_solution(tmp_path):
     """No false alarm on the code students get: skeletons, headers, tests, baselines, common/
     and the grader quote no solution window (documents are reported by `make release`)."""
-    wanted = release.distinctive_windows()
+    wanted = leaks.distinctive_windows(release.tree_files())
     hits = []
     for f in release.tree_files():
-        if f.endswith(release.PUBLIC_CODE) or f.startswith("labs/") and f.endswith((".c", ".h")):
+        if f.endswith(leaks.PUBLIC_CODE) or f.startswith("labs/") and f.endswith((".c", ".h")):
             with open(os.path.join(ROOT, f), errors="replace") as fh:
                 hits += [f"{f}:{line} <- {s[0]}: {q}" for line, s, q in
-                         release.quoted(fh.read(), wanted)]
+                         leaks.quoted(fh.read(), wanted)]
     assert hits == []
