@@ -217,7 +217,8 @@ void *memcpy(void *restrict d, const void *restrict s, size_t n)
 
 
 def _bench_program(tmp_path, name: str, sources: list[str], cc: str, flags: list[str]) -> dict:
-    srcs = [os.path.join(ROOT, "common", f) for f in ("mm_bench.c", "mm_json.c", "mm_timer.c",
+    srcs = [os.path.join(ROOT, "common", f) for f in ("mm_bench.c", "mm_bench_report.c",
+                                                      "mm_interpose.c", "mm_json.c", "mm_timer.c",
                                                       "mm_seal.c", "mm_confine.c")]
     for i, text in enumerate(sources):
         path = tmp_path / f"{name}{i}.c"
