@@ -116,6 +116,7 @@ size_t ca_block_size(const ca_allocator_t *a, const void *ptr);
  *          pool, or holds two neighbours of one segment (ca_free missed a merge).
  * -EDOM:   a statistic's current value disagrees with the blocks (allocated_bytes, active_bytes
  *          and reserved_bytes of each kind, allocations, segments), or exceeds its peak.
+ * -ENOMEM: no memory for the list of the blocks it has seen (nothing was checked).
  * Cost: O(n log n) for n blocks, so that tests can call it after every operation. */
 int ca_check(const ca_allocator_t *a);
 

@@ -18,6 +18,7 @@
  * for each of `bags` bags, out[b][d] = sum over k < bag_size of table[idx[b * bag_size + k]][d],
  * table being rows x dim. Indices may repeat.
  *   -EINVAL: table, idx or out is NULL, or rows, dim, bags or bag_size is 0.
+ *   -EOVERFLOW: bags * bag_size indices or bags * dim floats do not fit in size_t (bytes).
  *   -ERANGE: an index is < 0 or >= rows (checked before anything is written). */
 int rl_embedding_bag(const float *table, size_t rows, size_t dim, const int32_t *idx,
                      size_t bags, size_t bag_size, float *out);

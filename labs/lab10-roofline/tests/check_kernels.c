@@ -2,6 +2,7 @@
  * eps) with the output left exactly as it was, and no write before or after the output on shapes
  * whose tails are not a multiple of a SIMD width. */
 #include <errno.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,8 @@ MM_TEST(test_kernels_bad_args)
     MM_ASSERT_ERR(rl_embedding_bag(table, ROWS, 0, idx, BAGS, BS, out), -EINVAL);
     MM_ASSERT_ERR(rl_embedding_bag(table, ROWS, DIM, idx, 0, BS, out), -EINVAL);
     MM_ASSERT_ERR(rl_embedding_bag(table, ROWS, DIM, idx, BAGS, 0, out), -EINVAL);
+    MM_ASSERT_ERR(rl_embedding_bag(table, ROWS, DIM, idx, SIZE_MAX / 2, 3, out), -EOVERFLOW);
+    MM_ASSERT_ERR(rl_embedding_bag(table, ROWS, SIZE_MAX / 4, idx, 2, BS, out), -EOVERFLOW);
     tu_expect_pattern(out, BAGS * DIM, "rl_embedding_bag refusing its arguments");
     tu_fill_pattern(y, M * N);
     MM_ASSERT_ERR(rl_gemv(NULL, M, N, x, y), -EINVAL);

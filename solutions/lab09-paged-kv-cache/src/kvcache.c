@@ -159,11 +159,17 @@ static void release_block(kv_cache_t *c, uint32_t b)
 
 /* ---- sequences --------------------------------------------------------------------------- */
 
-static seq_t *live_seq(const kv_cache_t *c, int32_t id)
+/* The live sequence id of c, or NULL (c NULL, id out of range or free); seen_seq for readers. */
+static const seq_t *seen_seq(const kv_cache_t *c, int32_t id)
 {
     if (!c || id < 0 || id >= KV_MAX_SEQS || !c->seq[id].live)
         return NULL;
-    return (seq_t *)&c->seq[id];
+    return &c->seq[id];
+}
+
+static seq_t *live_seq(kv_cache_t *c, int32_t id)
+{
+    return seen_seq(c, id) ? &c->seq[id] : NULL;
 }
 
 static int32_t lowest_free_id(const kv_cache_t *c)
@@ -345,13 +351,13 @@ int kv_seq_free(kv_cache_t *c, int32_t id)
 
 int64_t kv_seq_len(const kv_cache_t *c, int32_t id)
 {
-    const seq_t *s = live_seq(c, id);
+    const seq_t *s = seen_seq(c, id);
     return s ? (int64_t)s->len : -EINVAL;
 }
 
 int64_t kv_block_table(const kv_cache_t *c, int32_t id, uint32_t *out, uint32_t cap)
 {
-    const seq_t *s = live_seq(c, id);
+    const seq_t *s = seen_seq(c, id);
     if (!s || (!out && cap > 0))
         return -EINVAL;
     uint32_t n = s->nblocks < cap ? s->nblocks : cap;
@@ -362,7 +368,7 @@ int64_t kv_block_table(const kv_cache_t *c, int32_t id, uint32_t *out, uint32_t 
 
 int64_t kv_read(const kv_cache_t *c, int32_t id, kv_token_t *out, uint32_t cap)
 {
-    const seq_t *s = live_seq(c, id);
+    const seq_t *s = seen_seq(c, id);
     if (!s || (!out && cap > 0))
         return -EINVAL;
     uint32_t n = s->len < cap ? s->len : cap;

@@ -5,6 +5,7 @@
  * accumulators instead of one chain of dependent adds. */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include "kernels.h"
 
@@ -13,6 +14,8 @@ int rl_embedding_bag(const float *table, size_t rows, size_t dim, const int32_t 
 {
     if (!table || !idx || !out || !rows || !dim || !bags || !bag_size)
         return -EINVAL;
+    if (bag_size > SIZE_MAX / bags || dim > SIZE_MAX / sizeof *out / bags)
+        return -EOVERFLOW;
     for (size_t k = 0; k < bags * bag_size; k++)
         if (idx[k] < 0 || (size_t)idx[k] >= rows)
             return -ERANGE;
