@@ -30,7 +30,8 @@ help:
 	@echo "  make hint LAB=NN [LEVEL=k] progressive hints: 1 a nudge, 2 the shape, 3 the step in words"
 	@echo "  make handin [LAB=NN]       the archive to hand in: your code, answers.md, timelog.md, the grade"
 	@echo "        [DEST=dir] [NOGRADE=1]  (<lab>-handin.tar.gz; LAB: the lab built or graded last)"
-	@echo "  make hwinfo                cores, caches, line size, NUMA nodes, GPUs of this machine"
+	@echo "  make hwinfo                cores, caches, line size, NUMA nodes, GPUs of this machine,"
+	@echo "                             and whether it is a container, VM, WSL, emulator or Codespace"
 	@echo "  make numa-guest [SUBMISSION=dir]  grade lab 04 in a two-NUMA-node QEMU guest (one-node"
 	@echo "                             machines; KVM if it works, else emulated; the kernel is fetched once)"
 	@echo "  make plots [LAB=NN]        PNG plots from your own benchmark runs (build/plots/)"
@@ -111,8 +112,11 @@ handin:
 plots:
 	@$(GRADER) plots $(if $(LAB),--lab $(LAB)) --submission "$(SUBMISSION)"
 
+# The hardware (common/hwinfo.c), then where it runs: container, VM, WSL, emulator, Codespaces
+# (grader/hostenv.py, which the grader reads too).
 hwinfo: $(BUILD)/tools/hwinfo
 	@$(BUILD)/tools/hwinfo
+	@py=$$(common/find-python.sh) && $$py -m grader.hostenv
 
 include common/flags.mk
 $(BUILD)/tools/hwinfo: common/hwinfo.c common/mm_hw.c common/mm_hw.h common/mm_cuda_check.h common/flags.mk
