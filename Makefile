@@ -52,6 +52,9 @@ help:
 	@echo "  make grade HIDDEN=dir      add instructor-only tests (docs/instructor-guide.md)"
 	@echo "  make new-lab N=NN SLUG=topic [TITLE=...]  a new lab's scaffold: skeleton, one test, one metric,"
 	@echo "                             a naive variant, handout, hints, answers, slides (docs/instructor-guide.md)"
+	@echo "  make portability [PLATFORMS=...] [LABS=...] [ROOTS=dir]  grade the quick start and every"
+	@echo "                             lab's reference on bare Debian roots (amd64, arm64 via qemu) and"
+	@echo "                             in the dev container; the table in docs/portability.md (as root)"
 	@echo "  make deps                  install the Debian packages mlmem needs (done automatically)"
 	@echo "  make clean                 remove build/"
 	@echo
@@ -124,6 +127,11 @@ $(BUILD)/tools/hwinfo: common/hwinfo.c common/mm_hw.c common/mm_hw.h common/mm_c
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -D_GNU_SOURCE $(CUDA_CPPFLAGS) -o $@ common/hwinfo.c common/mm_hw.c $(CUDA_LDLIBS) $(LDLIBS) -pthread
 
+# Not part of make test (it makes Debian roots and a container and grades every lab in each).
+portability:
+	@py=$$(common/find-python.sh) || { echo "mlmem: no Python 3.11+ found (install python3-pytest)" >&2; exit 1; }; \
+	  $$py tools/portability.py $(if $(ROOTS),--roots "$(ROOTS)") $(if $(PLATFORMS),--platforms "$(PLATFORMS)") $(if $(filter command line,$(origin LABS)),--labs "$(LABS)")
+
 test:
 	@[ -d grader/tests ] || { echo "mlmem: make test needs the course repository (this student tree has no grader/tests)"; exit 2; }
 	@$(DEPS_OK) && bash common/setup-deps.sh clang
@@ -139,4 +147,4 @@ slides:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: help deps numa-guest grade batch batch-collect release gradescope calibrate report hint handin plots hwinfo test new-lab slides clean
+.PHONY: help deps numa-guest grade batch batch-collect release gradescope calibrate report hint handin plots hwinfo portability test new-lab slides clean
