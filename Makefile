@@ -30,7 +30,8 @@ help:
 	@echo "  make hint LAB=NN [LEVEL=k] progressive hints: 1 a nudge, 2 the shape, 3 the step in words"
 	@echo "  make handin [LAB=NN]       the archive to hand in: your code, answers.md, timelog.md, the grade"
 	@echo "        [DEST=dir] [NOGRADE=1]  (<lab>-handin.tar.gz; LAB: the lab built or graded last)"
-	@echo "  make hwinfo                cores, caches, line size, NUMA nodes, GPUs of this machine"
+	@echo "  make hwinfo                cores, caches, line size, NUMA nodes, GPUs of this machine,"
+	@echo "                             and whether it is a container, VM, WSL, emulator or Codespace"
 	@echo "  make numa-guest [SUBMISSION=dir]  grade lab 04 in a two-NUMA-node QEMU guest (one-node"
 	@echo "                             machines; KVM if it works, else emulated; the kernel is fetched once)"
 	@echo "  make plots [LAB=NN]        PNG plots from your own benchmark runs (build/plots/)"
@@ -53,6 +54,9 @@ help:
 	@echo "  make grade HIDDEN=dir      add instructor-only tests (docs/instructor-guide.md)"
 	@echo "  make new-lab N=NN SLUG=topic [TITLE=...]  a new lab's scaffold: skeleton, one test, one metric,"
 	@echo "                             a naive variant, handout, hints, answers, slides (docs/instructor-guide.md)"
+	@echo "  make portability [PLATFORMS=...] [LABS=...] [ROOTS=dir]  grade the quick start and every"
+	@echo "                             lab's reference on bare Debian roots (amd64, arm64 via qemu) and"
+	@echo "                             in the dev container; the table in docs/portability.md (as root)"
 	@echo "  make deps                  install the Debian packages mlmem needs (done automatically)"
 	@echo "  make clean                 remove build/"
 	@echo
@@ -113,14 +117,22 @@ handin:
 plots:
 	@$(GRADER) plots $(if $(LAB),--lab $(LAB)) --submission "$(SUBMISSION)"
 
+# The hardware (common/hwinfo.c), then where it runs: container, VM, WSL, emulator, Codespaces
+# (grader/hostenv.py, which the grader reads too).
 hwinfo: $(BUILD)/tools/hwinfo
 	@$(BUILD)/tools/hwinfo
+	@py=$$(common/find-python.sh) && $$py -m grader.hostenv
 
 include common/flags.mk
 $(BUILD)/tools/hwinfo: common/hwinfo.c common/mm_hw.c common/mm_hw.h common/mm_cuda_check.h common/flags.mk
 	@$(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -D_GNU_SOURCE $(CUDA_CPPFLAGS) -o $@ common/hwinfo.c common/mm_hw.c $(CUDA_LDLIBS) $(LDLIBS) -pthread
+
+# Not part of make test (it makes Debian roots and a container and grades every lab in each).
+portability:
+	@py=$$(common/find-python.sh) || { echo "mlmem: no Python 3.11+ found (install python3-pytest)" >&2; exit 1; }; \
+	  $$py tools/portability.py $(if $(ROOTS),--roots "$(ROOTS)") $(if $(PLATFORMS),--platforms "$(PLATFORMS)") $(if $(filter command line,$(origin LABS)),--labs "$(LABS)")
 
 # The project's own tests (grader/tests/pytest.ini): all of them, one lab's (LAB=NN), or the fast tier.
 PYTEST_SELECT = $(if $(LAB),$(foreach l,$(LAB),--lab $(l)))
@@ -139,4 +151,4 @@ slides:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: help deps numa-guest grade batch batch-collect release gradescope calibrate report hint handin plots hwinfo test check new-lab slides clean
+.PHONY: help deps numa-guest grade batch batch-collect release gradescope calibrate report hint handin plots hwinfo portability test check new-lab slides clean
