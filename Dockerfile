@@ -5,8 +5,9 @@
 #   docker build --build-arg BASE=mlmem-base:debian12-amd64 -t mlmem .
 #     a locally made base instead of debian:12 (where no image registry is reachable:
 #     `docker import` a debootstrap root, as `make portability` does)
-# Run it with the capability lab 04's memory-policy calls need:
-#   docker run --rm -it --cap-add=SYS_NICE -v "$PWD":/workspaces/mlmem -w /workspaces/mlmem mlmem
+# Run it with what lab 04's memory-policy calls need (CAP_SYS_NICE; move_pages, which Docker's
+# default seccomp profile refuses):
+#   docker run --rm -it --cap-add=SYS_NICE --security-opt seccomp=unconfined -v "$PWD":/workspaces/mlmem -w /workspaces/mlmem mlmem
 # An empty BASE (the dev container's default) means debian:12.
 ARG BASE=debian:12
 FROM ${BASE:-debian:12}

@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIRROR = "http://deb.debian.org/debian"
@@ -148,8 +148,9 @@ def page(cells: list[Cell], date: str, host: str) -> str:
             f"`debootstrap --variant=minbase` Debian; arm64 runs under qemu-user, where timed\n"
             f"metrics are expected to skip. `container-amd64` is the dev container\n"
             f"(`.devcontainer/`, `devcontainer up` then `devcontainer exec`), with its\n"
-            f"`--cap-add=SYS_NICE`. Skipped points are hardware or permissions a platform lacks,\n"
-            f"with the reason in each lab's log; `s` is the run's wall time in seconds.\n\n"
+            f"`--cap-add=SYS_NICE --security-opt seccomp=unconfined`. Skipped points are hardware\n"
+            f"or permissions a platform lacks, with the reason in each lab's log; `s` is the run's\n"
+            f"wall time in seconds.\n\n"
             + render(cells))
 
 

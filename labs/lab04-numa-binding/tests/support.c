@@ -169,7 +169,8 @@ const char *tu_refused(int need)
     if (!call)
         return NULL;
     snprintf(why, sizeof why, "this machine refuses %s (%s): in a container, the default "
-             "seccomp profile allows the memory-policy calls only with CAP_SYS_NICE "
-             "(docker run --cap-add SYS_NICE)", call, strerror(err));
+             "seccomp profile allows the memory-policy calls only with CAP_SYS_NICE, and "
+             "move_pages not at all (docker run --cap-add SYS_NICE --security-opt "
+             "seccomp=unconfined; the dev container has both)", call, strerror(err));
     return why;
 }
