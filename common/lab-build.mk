@@ -2,7 +2,7 @@
 #   make -f common/lab-build.mk LABSRC=<lab folder> OUT=<build folder> [SAN=..] [WERROR=1]
 # The lab folder holds include/, src/ (compiled into liblab.a), tests/ and bench/, and may add an
 # optional lab.mk with LAB_LDLIBS (extra libraries), LAB_PROGS (extra programs: name=src/x.c) and
-# extra prerequisites (e.g. data files assembled into an object with .incbin).
+# extra prerequisites (e.g. data files copied into an object with MM_EMBED, common/mm_embed.h).
 ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 include $(ROOT)/common/flags.mk
 ifeq ($(LABSRC),)

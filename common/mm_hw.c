@@ -52,14 +52,47 @@ int mm_hw_caches(mm_cache_t *out, int max)
     return n;
 }
 
-size_t mm_hw_line_size(void)
+static int plausible_line(size_t line)
 {
+    return line >= 8 && (line & (line - 1)) == 0;
+}
+
+size_t mm_hw_line_size_from(mm_line_source_t *from)
+{
+    mm_line_source_t src = MM_LINE_HWLOC;
     mm_cache_t c[MM_HW_MAX_CACHES];
     int n = mm_hw_caches(c, MM_HW_MAX_CACHES);
-    if (n > 0 && c[0].line > 0)
-        return c[0].line;
-    long s = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
-    return s > 0 ? (size_t)s : 64;
+    size_t line = n > 0 ? c[0].line : 0;
+    if (!plausible_line(line)) {
+        long s = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+        src = MM_LINE_SYSCONF;
+        line = s > 0 ? (size_t)s : 0;
+    }
+    if (!plausible_line(line)) {
+        src = MM_LINE_ASSUMED;
+        line = MM_HW_ASSUMED_LINE;
+    }
+    if (from)
+        *from = src;
+    return line;
+}
+
+size_t mm_hw_line_size(void)
+{
+    return mm_hw_line_size_from(NULL);
+}
+
+const char *mm_hw_line_source_name(mm_line_source_t from)
+{
+    switch (from) {
+    case MM_LINE_HWLOC:
+        return "hwloc";
+    case MM_LINE_SYSCONF:
+        return "sysconf";
+    case MM_LINE_ASSUMED:
+        break;
+    }
+    return "assumed";
 }
 
 static unsigned count_type(hwloc_obj_type_t t)

@@ -21,8 +21,24 @@ typedef struct {
     int numa_node;       /* OS index of the nearest NUMA node, -1 if the machine does not say */
 } mm_gpu_pci_t;
 
-/* Cache line size in bytes of the L1 data cache: hwloc first, then sysconf, else 64. Never 0. */
+/* Where a line size came from: hwloc (the kernel's cache data in sysfs: the coherency line),
+ * sysconf(_SC_LEVEL1_DCACHE_LINESIZE) (on aarch64 glibc answers CTR_EL0's smallest data-cache
+ * line, which may be below the coherency line: 32 where hwloc says 64), or nobody: assumed. */
+typedef enum { MM_LINE_HWLOC, MM_LINE_SYSCONF, MM_LINE_ASSUMED } mm_line_source_t;
+
+/* Cache line size in bytes of the L1 data cache, the one order every part of mlmem uses: hwloc
+ * first, then sysconf, each taken only if a power of two >= 8; else MM_HW_ASSUMED_LINE, assumed.
+ * Sets *from (if not NULL) to where it came from. Never 0. */
+size_t mm_hw_line_size_from(mm_line_source_t *from);
+
+/* mm_hw_line_size_from(NULL): the line size alone. Anything that shows it to people shows the
+ * source too ("64 B (assumed: ...)") when it is MM_LINE_ASSUMED. */
 size_t mm_hw_line_size(void);
+
+/* "hwloc", "sysconf" or "assumed". */
+const char *mm_hw_line_source_name(mm_line_source_t from);
+
+#define MM_HW_ASSUMED_LINE 64 /* x86-64's and most Arm cores' line; Apple M-series have 128 */
 
 /* Fills `out` with one entry per data/unified cache level (the first cache of each level seen
  * from PU 0), smallest level first. Returns the number of entries (0..max), or -1 if hwloc

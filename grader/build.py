@@ -33,6 +33,11 @@ class Built:
     log: str                 # compiler output (errors as file:line: ...)
     missing: list[str]       # editable files the submission lacks (the skeleton's were used)
     no_submission: bool = False
+    # The compiler itself crashed (compiler_crash()): its line saying so, else ''. A fault of the
+    # toolchain, never of the code it compiled; crash_in_student: while compiling the student's
+    # files (else the lab's pristine files).
+    compiler_crash: str = ""
+    crash_in_student: bool = False
 
 
 def submission_tag(submission: str) -> str:
@@ -126,16 +131,35 @@ def _make(labsrc: str, out: str, variant: str, werror: bool, *goals: str,
     return cmd + ([f"SAN={variant}"] if variant else []) + (["WERROR=1"] if werror else [])
 
 
+_STOPPED = "mlmem: the build"   # how _limits_hit's verdicts begin
+
+
 def _limits_hit(res: sandbox.RunResult, log: str) -> str:
     """Why the untrusted build was stopped, or '' if it ended by itself."""
     if res.timed_out:
-        return f"mlmem: the build took longer than {res.limits.timeout_s:g} s and was stopped"
+        return f"{_STOPPED} took longer than {res.limits.timeout_s:g} s and was stopped"
     if re.search(r"virtual memory exhausted|out of memory|cannot allocate memory|Killed signal|"
                  r"CPU time limit|File size limit", log, re.I) or res.signal is not None:
-        return (f"mlmem: the build was stopped at its limits ({STUDENT_BUILD.data_mb} MiB of "
+        return (f"{_STOPPED} was stopped at its limits ({STUDENT_BUILD.data_mb} MiB of "
                 f"memory, {STUDENT_BUILD.cpu_s} s of CPU, {STUDENT_BUILD.file_size_mb} MiB per "
                 "file)")
     return ""
+
+
+# A compiler that crashes says so in one of these ways: gcc's "internal compiler error" (also
+# "internal compiler error: Segmentation fault signal terminated program cc1"), clang's
+# "clang frontend command failed" (with "due to signal", or an exit code) and "unable to execute
+# command: Segmentation fault". A build stopped at its limits (cc1 "Killed") is told apart first.
+COMPILER_CRASH = re.compile(r"internal compiler error|clang frontend command failed|"
+                            r"unable to execute command: (Segmentation fault|Aborted|Bus error|"
+                            r"Illegal instruction)|(Segmentation fault|Aborted|Bus error|"
+                            r"Illegal instruction) signal terminated program", re.I)
+
+
+def compiler_crash(log: str) -> str:
+    """The first line of a build log saying the compiler itself crashed, or '' (no crash: the
+    build succeeded, or the code had errors)."""
+    return next((l.strip() for l in log.splitlines() if COMPILER_CRASH.search(l)), "")
 
 
 def compile_student(lab: Lab, stage_dir: str, parts: str, variant: str,
@@ -189,7 +213,9 @@ def build(lab: Lab, submission: str, variant: str = "", werror: bool = False,
     if student_c:
         ok, log = compile_student(lab, stage_dir, os.path.dirname(obj), variant, werror)
         if not ok:
-            return Built(False, out_dir, log, missing)
+            crash = "" if _STOPPED in log else compiler_crash(log)
+            return Built(False, out_dir, log, missing, compiler_crash=crash,
+                         crash_in_student=bool(crash))
     res = sandbox.run(_make(stage_dir, out_dir, variant, werror) +
                       ([f"STUDENT_PREBUILT={obj}"] if student_c else []),
                       sandbox.Limits(timeout_s=600, address_space_mb=None, nproc=4096,
@@ -198,7 +224,8 @@ def build(lab: Lab, submission: str, variant: str = "", werror: bool = False,
     log = (res.stdout + res.stderr).replace(stage_dir + "/", f"{lab.slug}/")
     if res.timed_out:
         log += "\nthe build " + res.verdict()
-    return Built(res.ok, out_dir, log, missing)
+    return Built(res.ok, out_dir, log, missing,
+                 compiler_crash="" if res.ok else compiler_crash(log))
 
 
 def first_errors(log: str, n: int = 8) -> str:

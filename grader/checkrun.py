@@ -58,13 +58,24 @@ def _env(run_dir: str, lab: Lab, seed: str | None, secret: bool) -> dict[str, st
 
 
 def _parse_xml(path: str) -> dict[str, tuple[str, str]]:
-    """test id -> (Check result 'success'/'failure'/'error', message with file:line)."""
+    """test id -> (Check result 'success'/'failure'/'error', message with file:line), for every
+    test whose element the log holds whole. The log of a program that was stopped (its time
+    limit, no progress) ends mid-way, unclosed: the tests it finished are still there."""
     try:
-        root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError):
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
         return {}
+    parser = ET.XMLPullParser(events=("end",))
+    try:
+        parser.feed(data)
+        parser.close()
+    except ET.ParseError:
+        pass   # cut short: the elements before the cut were reported already
     out = {}
-    for t in root.iter(f"{NS}test"):
+    for _, t in parser.read_events():
+        if t.tag != f"{NS}test":
+            continue
         name = t.findtext(f"{NS}id", "")
         where = t.findtext(f"{NS}fn", "")
         msg = t.findtext(f"{NS}message", "")
@@ -79,6 +90,10 @@ def _item(lab: Lab, t, xml: dict, done: dict, whole: sandbox.RunResult) -> Item:
         item.status, item.output, item.lasting = SKIPPED, mark[5:], True   # MM_SKIP: hardware
     elif t.name not in xml and whole.stalled:
         item.output = f"{STALLED} (no test result for {whole.watch.stall_s:g} s; stopped)"
+    elif t.name not in xml and whole.timed_out:
+        item.output = (f"did not run: the test program reached its time limit for the whole run "
+                       f"({whole.limits.timeout_s:g} s) and was stopped before this test "
+                       "reported; the tests reported before count")
     elif t.name not in xml:
         item.output = (f"did not run: the test program ended ({whole.verdict()}) before "
                        f"reporting it")
@@ -120,8 +135,8 @@ def run_tests(lab: Lab, binary: str, run_name: str, seed: str | None,
     extra = sorted(set(xml) - {t.name for t in lab.tests})
     if extra:
         notes.append("not in lab.toml (0 points): " + ", ".join(extra))
-    if whole.stalled:
-        notes.append(f"the test program {whole.verdict()}")
+    if whole.stalled or whole.timed_out:
+        notes.append(f"the test program {whole.verdict()}; {len(xml)} test(s) had reported")
     if whole.dropped_bytes:
         notes.append(f"[{whole.dropped_bytes} more bytes of output dropped]")
     if recs.forged:

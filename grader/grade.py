@@ -7,7 +7,7 @@ import time
 
 from . import bench, build, checkrun, hidden, html_report, hw, isolation, report, variants
 from .labs import Lab
-from .results import Item
+from .results import FAILED, SKIPPED, Item
 
 GRADE_DIR = os.path.join(build.BUILD_DIR, "grade")
 
@@ -29,6 +29,7 @@ class Grading:
         self.info: dict[str, dict] = {}    # lab id -> its benchmark's info figures
         self.seeds: dict[str, str] = {}    # lab id -> the seed line its tests printed
         self.series: dict[str, dict] = {}  # lab id -> its benchmark's series (for report.html)
+        self.no_hint: set[str] = set()     # labs that lost points to a compiler crash
         self.start = time.monotonic()
         self.out = out
 
@@ -70,12 +71,34 @@ class Grading:
         items += [Item(lab.id, "metric", m.name, m.points, output=why) for m in lab.metrics]
         return items
 
+    def _compiler_crashed(self, lab: Lab, built: build.Built) -> list[Item]:
+        """The compiler itself crashed building the lab: a compiler bug, never the student's
+        error. In the lab's own files its items are skipped (the course's problem, not measured);
+        in the student's files they fail, as code that does not build does, with no hint."""
+        self.no_hint.add(lab.id)
+        where = "your files" if built.crash_in_student else "the lab's own files"
+        why = (f"the compiler crashed compiling {where} (an internal compiler error: a bug in "
+               f"the compiler, not an error in your code):\n{built.compiler_crash}")
+        tell = ("Not your fault. Please report it to the course staff with the line above and "
+                "the output of `cc --version` and `uname -m`.")
+        if built.crash_in_student:
+            tell += " Meanwhile, writing the construct on that line another way may avoid it."
+        self.out("  BUILD FAILED: " + why.replace("\n", "\n    ") + "\n    " + tell)
+        status = FAILED if built.crash_in_student else SKIPPED
+        items = [Item(lab.id, kind, x.name, x.points, status=status, output=why + "\n" + tell)
+                 for kind, xs in (("test", lab.tests), ("metric", lab.metrics)) for x in xs]
+        self.notes.append(f"lab {lab.id}: {why}\n{tell}")
+        self.record(lab, items, show=False)
+        return items
+
     def grade_lab(self, lab: Lab) -> list[Item]:
         lab = hidden.extend(lab, self.hidden_dir)
         self.out(f"\nlab {lab.id}  {lab.title}  ({self.submission}/{lab.slug})")
         built = build.build(lab, self.submission)
         if built.missing and not built.no_submission:
             self.out(f"  note: not in the submission, the skeleton's used: {', '.join(built.missing)}")
+        if built.compiler_crash:
+            return self._compiler_crashed(lab, built)
         if not built.ok:
             self.out("  BUILD FAILED " + ("" if built.no_submission else
                                           "\n    " + build.first_errors(built.log).replace("\n", "\n    ")))
@@ -139,7 +162,8 @@ class Grading:
             self.notes.append(f"isolation: {iso.describe()}")
         for lab in labs:
             mine = self.grade_lab(lab)
-            self.out(report.lab_summary(lab.id, mine, self.info.get(lab.id)))
+            self.out(report.lab_summary(lab.id, mine, self.info.get(lab.id),
+                                        hint=lab.id not in self.no_hint))
         self.save(True)
         self.out("\nTOTAL " + report.total_phrase(
             *report.totals(self.items), ": hardware this machine lacks, or effects this run "

@@ -108,9 +108,11 @@ def total_phrase(score: float, most: float, skipped: float, why: str = "") -> st
     return f"{score:g}/{most:g} ({skipped:g} points not yet measured{why})"
 
 
-def lab_summary(lab_id: str, items: list[Item], info: dict | None = None) -> str:
+def lab_summary(lab_id: str, items: list[Item], info: dict | None = None,
+                hint: bool = True) -> str:
     """The lines closing a lab in the score table: the benchmark's info, the lab's total, and
-    the `make hint` reminder after anything that lost points."""
+    the `make hint` reminder after anything that lost points (unless hint is False: the points
+    were lost to something no hint helps with, a crashing compiler)."""
     tests = [i for i in items if i.kind == "test"]
     perf = [i for i in items if i.kind == "metric"]
     ts, tm, _ = totals(tests)
@@ -118,7 +120,7 @@ def lab_summary(lab_id: str, items: list[Item], info: dict | None = None) -> str
     lines = info_lines(info or {})
     lines.append(f"  lab {lab_id} total {total_phrase(*totals(items), ': see SKIP above')}; "
                  f"correctness {ts:g}/{tm:g}, performance {ps:g}/{pm:g}")
-    if any(i.status in (FAILED, PARTIAL) for i in items):
+    if hint and any(i.status in (FAILED, PARTIAL) for i in items):
         lines.append(f"  stuck? `make hint LAB={lab_id}` gives a nudge; LEVEL=2 and 3 give more")
     return "\n".join(lines)
 

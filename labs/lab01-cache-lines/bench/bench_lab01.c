@@ -262,19 +262,28 @@ static void describe_sweep(const sweep_t *s, char *buf, size_t n)
                                  s->ns[i] / s->ns[NDIST - 1]);
 }
 
-/* Full credit for hwloc's line, and for twice it: the aligned pair of lines that an adjacent-line
- * prefetcher makes interfere (why folly pads to 128 B on x86-64). */
+/* Full credit for the machine's line (mm_hw_line_size_from: hwloc, then sysconf), and for twice
+ * it: the aligned pair of lines that an adjacent-line prefetcher makes interfere (why folly pads
+ * to 128 B on x86-64). Skipped where the machine does not say its line (no sysfs cache data, as
+ * in many Apple-silicon guests): an assumed 64 B would fail a right answer of 128 B. */
 static void score_line(mm_json_t *j, size_t line, const char *sweep)
 {
-    size_t hw = mm_hw_line_size();
+    mm_line_source_t from;
+    size_t hw = mm_hw_line_size_from(&from);
+    if (from == MM_LINE_ASSUMED) {
+        mm_bench_skipf(j, "line_size_found", "this machine does not say its line size (neither "
+                       "hwloc nor sysconf), so %zu B would only be assumed; your sweep says "
+                       "%zu B; %s", hw, line, sweep);
+        return;
+    }
     double found = line == hw || line == 2 * hw ? 1.0 : 0.0;
     if (line == 2 * hw)
-        mm_bench_metricf(j, "line_size_found", found, "match", "%zu B: twice hwloc's %zu B "
+        mm_bench_metricf(j, "line_size_found", found, "match", "%zu B: twice the machine's %zu B "
                          "line, the pair-of-lines interference size an adjacent-line prefetcher "
                          "gives; %s", line, hw, sweep);
     else
-        mm_bench_metricf(j, "line_size_found", found, "match", "your sweep says %zu B; hwloc "
-                         "says %zu B; %s", line, hw, sweep);
+        mm_bench_metricf(j, "line_size_found", found, "match", "your sweep says %zu B; %s "
+                         "says %zu B; %s", line, mm_hw_line_source_name(from), hw, sweep);
 }
 
 /* Runs your sweep (into *s, for the plot, even when the metric is skipped or fails) and scores
@@ -359,7 +368,9 @@ int main(void)
     mm_json_int(&j, "cores", mm_hw_cores());
     if (ideal >= 0)
         mm_json_num(&j, "observable_speedup", ideal);
-    mm_json_int(&j, "line_size_hwloc", (long long)mm_hw_line_size());
+    mm_line_source_t from;
+    mm_json_int(&j, "line_size", (long long)mm_hw_line_size_from(&from));
+    mm_json_str(&j, "line_size_from", mm_hw_line_source_name(from));
     mm_json_end(&j);
     return 0;
 }

@@ -9,9 +9,11 @@
 
 typedef struct cl_counters cl_counters_t;
 
-/* Returns this machine's cache line size in bytes as the OS reports it (sysconf, then sysfs
- * /sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size), or 64 if neither says.
- * Always a power of two >= 8. */
+/* Returns this machine's cache line size in bytes as the OS reports it, in the order of
+ * mm_hw_line_size() (common/mm_hw.h): the L1 data cache's coherency line from sysfs
+ * (/sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size, what hwloc reads), then
+ * sysconf(_SC_LEVEL1_DCACHE_LINESIZE) (on aarch64 the smallest line, maybe below the coherency
+ * line), each only if a power of two >= 8; else 64. Always a power of two >= 8. */
 size_t cl_line_size(void);
 
 /* Creates `nthreads` zeroed counters, each alone in its own `line`-byte cache line: every slot's

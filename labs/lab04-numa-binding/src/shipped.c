@@ -1,7 +1,8 @@
 /* Lab 04: the shipped topologies (include/shipped.h). Not yours to edit. Each XML file of
- * topologies/ is copied into the program by the assembler's .incbin, followed by a NUL; lab.mk
- * says where the folder is (NB_TOPO_DIR). */
+ * topologies/ is copied into the program at build time, followed by a NUL (common/mm_embed.h);
+ * lab.mk says where the folder is (NB_TOPO_DIR). */
 #include "shipped.h"
+#include "mm_embed.h"
 #include <pthread.h>
 #include <string.h>
 
@@ -9,18 +10,10 @@
 #error "NB_TOPO_DIR is not set: build with the project's make (labs/lab04-numa-binding/lab.mk)"
 #endif
 
-#define NB_EMBED(sym, file)                                                            \
-    __asm__(".section .rodata\n"                                                       \
-            ".balign 16\n" #sym ":\n"                                                  \
-            ".incbin \"" NB_TOPO_DIR "/" file "\"\n"                                   \
-            ".byte 0\n" #sym "_end:\n"                                                 \
-            ".previous\n");                                                            \
-    extern const char sym[], sym##_end[]
-
-NB_EMBED(nb_xml_two_socket, "two-socket-8gpu.xml");
-NB_EMBED(nb_xml_epyc, "epyc-nps4-4gpu.xml");
-NB_EMBED(nb_xml_laptop, "laptop-1node.xml");
-NB_EMBED(nb_xml_cloud_vm, "cloud-vm-2node.xml");
+MM_EMBED(nb_xml_two_socket, NB_TOPO_DIR "/two-socket-8gpu.xml");
+MM_EMBED(nb_xml_epyc, NB_TOPO_DIR "/epyc-nps4-4gpu.xml");
+MM_EMBED(nb_xml_laptop, NB_TOPO_DIR "/laptop-1node.xml");
+MM_EMBED(nb_xml_cloud_vm, NB_TOPO_DIR "/cloud-vm-2node.xml");
 
 enum { NSHIPPED = 4 };
 static nb_shipped_t shipped[NSHIPPED];

@@ -11,6 +11,10 @@
 #include "mp_budget.h"
 #include "mp_convert.h"
 #include "../tests/oracle.h"
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#include <sys/auxv.h>
+#endif
 
 #define N (16u << 20) /* floats converted per repetition: 64 MiB in, 32 MiB out */
 #define REPS 21
@@ -66,6 +70,35 @@ hw_bf16_n(const float *src, uint16_t *dst, size_t n)
     }
     return 0;
 }
+#endif
+
+#if defined(__aarch64__)
+/* AArch64's FCVTN (vcvt_f16_f32): fp32 to fp16 by the FPCR's rounding mode, round to nearest
+ * even by default, subnormals kept (Linux leaves FPCR.FZ clear): part of every Armv8-A CPU.
+ * n is a multiple of 8. */
+static int hw_f16_n(const float *src, uint16_t *dst, size_t n)
+{
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+        float16x8_t h = vcvt_high_f16_f32(vcvt_f16_f32(vld1q_f32(src + i)), vld1q_f32(src + i + 4));
+        vst1q_u16(dst + i, vreinterpretq_u16_f16(h));
+    }
+    return 0;
+}
+
+#if defined(__ARM_FEATURE_BF16_VECTOR_ARITHMETIC) && defined(HWCAP2_BF16)
+/* Armv8.6's BFCVTN (vcvt_bf16_f32), where the compiler targets a CPU with it (-march=native on
+ * such a CPU) and this CPU has it. n is a multiple of 8. */
+#define HW_ARM_BF16 1
+static int hw_bf16_n(const float *src, uint16_t *dst, size_t n)
+{
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+        bfloat16x8_t b = vcvtq_high_bf16_f32(vcvtq_low_bf16_f32(vld1q_f32(src + i)),
+                                             vld1q_f32(src + i + 4));
+        memcpy(dst + i, &b, sizeof b);
+    }
+    return 0;
+}
+#endif
 #endif
 
 /* The gate's scalar conversion, one call per element that the compiler may not inline. */
@@ -256,7 +289,8 @@ static void write_hardware_info(mm_json_t *j, const hw_case_t *hw, const char *k
     if (hw->ratio > 0)
         snprintf(line, sizeof line, "%s: %.2fx memcpy", hw->name, hw->ratio);
     else
-        snprintf(line, sizeof line, "%s", hw->convert ? "not measured" : "this CPU has none");
+        snprintf(line, sizeof line, "%s: %s", hw->name, hw->convert ? "not measured" :
+                 "this CPU (or this build: no -march for it) has none");
     mm_json_str(j, key, line);
 }
 
@@ -268,6 +302,12 @@ int main(void)
 #ifdef OR_X86
     hw16.convert = or_cpu_f16c() ? hw_f16_n : NULL;
     hwbf.convert = or_cpu_avx512bf16() ? hw_bf16_n : NULL;
+#elif defined(__aarch64__)
+    hw16 = (hw_case_t){ "Arm FCVTN (vcvt_f16_f32)", hw_f16_n, 0 };
+    hwbf.name = "Arm BF16 BFCVTN (vcvt_bf16_f32)";
+#ifdef HW_ARM_BF16
+    hwbf.convert = getauxval(AT_HWCAP2) & HWCAP2_BF16 ? hw_bf16_n : NULL;
+#endif
 #endif
     mm_bench_open(&j, "08");
     float *src = malloc((size_t)N * sizeof *src), *copy = malloc((size_t)N * sizeof *copy);

@@ -1,7 +1,8 @@
 /* Lab 09: the shipped request traces (include/trace.h). Not yours to edit. Each file of traces/
- * is copied into the program by the assembler's .incbin, followed by a NUL; lab.mk says where
- * the folder is (KV_TRACE_DIR). */
+ * is copied into the program at build time, followed by a NUL (common/mm_embed.h); lab.mk
+ * says where the folder is (KV_TRACE_DIR). */
 #include "trace.h"
+#include "mm_embed.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,17 +11,9 @@
 #error "KV_TRACE_DIR is not set: build with the project's make (labs/lab09-paged-kv-cache/lab.mk)"
 #endif
 
-#define KV_EMBED(sym, file)                                                            \
-    __asm__(".section .rodata\n"                                                       \
-            ".balign 16\n" #sym ":\n"                                                  \
-            ".incbin \"" KV_TRACE_DIR "/" file "\"\n"                                  \
-            ".byte 0\n"                                                                \
-            ".previous\n");                                                            \
-    extern const char sym[]
-
-KV_EMBED(kv_trace_chat, "chat.trace");
-KV_EMBED(kv_trace_parallel, "parallel.trace");
-KV_EMBED(kv_trace_mix, "mix.trace");
+MM_EMBED(kv_trace_chat, KV_TRACE_DIR "/chat.trace");
+MM_EMBED(kv_trace_parallel, KV_TRACE_DIR "/parallel.trace");
+MM_EMBED(kv_trace_mix, KV_TRACE_DIR "/mix.trace");
 
 static const char *const NAMES[KV_NTRACES] = { "chat", "parallel", "mix" };
 

@@ -33,13 +33,22 @@ void tu_gemv_oracle(const float *A, size_t m, size_t n, const float *x, double *
     }
 }
 
+/* The largest of n >= 1 floats. Kept in float (exact: the maximum is one of the inputs): gcc 12
+ * for aarch64 dies at -O3 ("internal compiler error: in vect_transform_reduction") vectorizing
+ * the widening reduction `double m = fmax(m, (float)x)` this loop once was. */
+static float row_max(const float *xr, size_t n)
+{
+    float m = xr[0];
+    for (size_t j = 1; j < n; j++)
+        m = fmaxf(m, xr[j]);
+    return m;
+}
+
 void tu_softmax_oracle(const float *x, size_t rows, size_t cols, double *want)
 {
     for (size_t i = 0; i < rows; i++) {
         const float *xr = x + i * cols;
-        double *wr = want + i * cols, m = xr[0], s = 0.0;
-        for (size_t j = 1; j < cols; j++)
-            m = fmax(m, xr[j]);
+        double *wr = want + i * cols, m = row_max(xr, cols), s = 0.0;
         for (size_t j = 0; j < cols; j++)
             s += wr[j] = exp((double)xr[j] - m);
         for (size_t j = 0; j < cols; j++)

@@ -1,10 +1,9 @@
 /* Lab 01, part A (reference): per-thread counters, one cache line each (see counters.h). */
 #include "counters.h"
+#include "mm_hw.h"
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 struct cl_counters {
     unsigned n;
@@ -12,30 +11,15 @@ struct cl_counters {
     unsigned char *base; /* line-aligned, n * line bytes */
 };
 
-static size_t sysfs_line_size(void)
-{
-    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size", "r");
-    unsigned long v = 0;
-    if (f) {
-        if (fscanf(f, "%lu", &v) != 1)
-            v = 0;
-        fclose(f);
-    }
-    return (size_t)v;
-}
-
 static int good_line(size_t line)
 {
     return line >= 8 && (line & (line - 1)) == 0;
 }
 
+/* The common library's one order (hwloc's coherency line, then sysconf, else 64). */
 size_t cl_line_size(void)
 {
-    long s = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
-    if (s > 0 && good_line((size_t)s))
-        return (size_t)s;
-    size_t f = sysfs_line_size();
-    return good_line(f) ? f : 64;
+    return mm_hw_line_size();
 }
 
 int cl_counters_create(cl_counters_t **out, unsigned nthreads, size_t line)

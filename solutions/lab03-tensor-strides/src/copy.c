@@ -6,6 +6,8 @@
 #include <string.h>
 #if defined(__SSE__)
 #include <xmmintrin.h>
+#elif defined(__ARM_NEON)
+#include <arm_neon.h>
 #endif
 
 #define TV_TILE 256/* tile edge of tv_transpose2d_f32, from the `blocking` plot */
@@ -152,7 +154,8 @@ static void transpose_scalar(const float *src, size_t ls, float *dst, size_t ld,
             dst[j * ld + i] = src[i * ls + j];
 }
 
-/* A 4 x 4 block through registers: four row loads, four column stores. */
+/* A 4 x 4 block through registers: four row loads, four column stores (SSE on x86-64, NEON on
+ * Arm64, else one element at a time). */
 static inline void transpose4x4(const float *s, size_t ls, float *d, size_t ld)
 {
 #if defined(__SSE__)
@@ -163,6 +166,14 @@ static inline void transpose4x4(const float *s, size_t ls, float *d, size_t ld)
     _mm_storeu_ps(d + ld, r1);
     _mm_storeu_ps(d + 2 * ld, r2);
     _mm_storeu_ps(d + 3 * ld, r3);
+#elif defined(__ARM_NEON)
+    /* vtrnq pairs rows 0/1 and 2/3 (a0 b0 a2 b2 | a1 b1 a3 b3); the halves then make columns. */
+    float32x4x2_t ab = vtrnq_f32(vld1q_f32(s), vld1q_f32(s + ls));
+    float32x4x2_t cd = vtrnq_f32(vld1q_f32(s + 2 * ls), vld1q_f32(s + 3 * ls));
+    vst1q_f32(d, vcombine_f32(vget_low_f32(ab.val[0]), vget_low_f32(cd.val[0])));
+    vst1q_f32(d + ld, vcombine_f32(vget_low_f32(ab.val[1]), vget_low_f32(cd.val[1])));
+    vst1q_f32(d + 2 * ld, vcombine_f32(vget_high_f32(ab.val[0]), vget_high_f32(cd.val[0])));
+    vst1q_f32(d + 3 * ld, vcombine_f32(vget_high_f32(ab.val[1]), vget_high_f32(cd.val[1])));
 #else
     transpose_scalar(s, ls, d, ld, 0, 4, 0, 4);
 #endif
