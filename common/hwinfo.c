@@ -83,9 +83,11 @@ static void gather(facts_t *f)
 
 static void print_json(const facts_t *f)
 {
+    mm_line_source_t from;
+    size_t line = mm_hw_line_size_from(&from);
     printf("{\"cores\": %u, \"pus\": %u, \"numa_nodes\": %u, \"libnuma_nodes\": %d, "
-           "\"line_size\": %zu, \"caches\": [",
-           f->cores, f->pus, f->nodes, f->libnuma_nodes, mm_hw_line_size());
+           "\"line_size\": %zu, \"line_size_from\": \"%s\", \"caches\": [",
+           f->cores, f->pus, f->nodes, f->libnuma_nodes, line, mm_hw_line_source_name(from));
     for (int i = 0; i < f->ncache; i++)
         printf("%s{\"level\": %u, \"size\": %zu, \"line\": %zu, \"ways\": %d}", i ? ", " : "",
                f->caches[i].level, f->caches[i].size, f->caches[i].line, f->caches[i].ways);
@@ -101,7 +103,12 @@ static void print_json(const facts_t *f)
 static void print_human(const facts_t *f)
 {
     printf("cores           %u physical, %u hardware threads\n", f->cores, f->pus);
-    printf("cache line      %zu bytes\n", mm_hw_line_size());
+    mm_line_source_t from;
+    size_t line = mm_hw_line_size_from(&from);
+    if (from == MM_LINE_ASSUMED)
+        printf("cache line      %zu bytes (assumed: neither hwloc nor sysconf reports it)\n", line);
+    else
+        printf("cache line      %zu bytes (from %s)\n", line, mm_hw_line_source_name(from));
     for (int i = 0; i < f->ncache; i++)
         printf("L%u cache        %zu KiB, %zu-byte lines, %d-way\n", f->caches[i].level,
                f->caches[i].size / 1024, f->caches[i].line, f->caches[i].ways);

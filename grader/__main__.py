@@ -72,7 +72,7 @@ def cmd_batch(a) -> int:
     _folder(a.folder, "submissions")
     iso = isolation.current()
     if not iso.for_credit:
-        raise ConfigError(f"batch grading refused: student code would run unconfined ({iso.why}); "
+        raise ConfigError(f"batch grading refused: student code would run unconfined ({iso.lacking}); "
                           "run it as root, or install bubblewrap where user namespaces work")
     extra = ["--hidden", a.hidden] if a.hidden else []
     if a.engine == "local":

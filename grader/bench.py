@@ -16,7 +16,7 @@ import os
 import statistics
 from dataclasses import dataclass, field
 
-from . import hw, sandbox, seal
+from . import hw, isolation, sandbox, seal
 from .labs import Lab, Metric
 from .results import FAILED, PARTIAL, PASSED, SKIPPED, Item
 
@@ -192,7 +192,8 @@ def run_once(lab: Lab, binary: str, run_name: str) -> Run:
     with sandbox.rundir(run_name, binary) as run_dir:
         try:
             res = sandbox.run([os.path.join(run_dir, os.path.basename(binary))], limits,
-                              cwd=run_dir, env=sandbox.base_env(run_dir, **seal.ENV),
+                              cwd=run_dir, env=sandbox.base_env(
+                                  run_dir, **seal.ENV, **isolation.program_env()),
                               fds=channel.fds)
         finally:
             got = channel.received()

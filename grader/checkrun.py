@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import xml.etree.ElementTree as ET
 
-from . import hidden, hw, sandbox, seal
+from . import hidden, hw, isolation, sandbox, seal
 from .labs import Lab
 from .results import PASSED, SKIPPED, Item
 
@@ -46,7 +46,8 @@ def stall_limit_s(lab: Lab) -> float:
 
 def _env(run_dir: str, lab: Lab, seed: str | None, secret: bool) -> dict[str, str]:
     env = sandbox.base_env(run_dir, CK_FORK="yes", CK_DEFAULT_TIMEOUT=f"{lab.test_timeout_s:g}",
-                           CK_XML_LOG_FILE_NAME=os.path.join(run_dir, "check.xml"), **seal.ENV)
+                           CK_XML_LOG_FILE_NAME=os.path.join(run_dir, "check.xml"), **seal.ENV,
+                           **isolation.program_env())
     for key in ("CK_TIMEOUT_MULTIPLIER", "ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS"):
         if key in os.environ:
             env[key] = os.environ[key]

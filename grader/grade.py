@@ -155,9 +155,10 @@ class Grading:
     def run(self, labs: list[Lab]) -> list[Item]:
         iso = isolation.current()
         if not iso.for_credit:
-            self.out(f"mlmem: NOT FOR CREDIT: student code runs unconfined here ({iso.why}); "
-                     "course staff grade as root or where bubblewrap works (docs/grading.md)")
-            self.notes.append(f"not for credit: no isolation ({iso.why})")
+            self.out(f"mlmem: NOT FOR CREDIT: student code runs unconfined here ({iso.lacking}); "
+                     "course staff grade as root or where bubblewrap works, on the CPU's own "
+                     "architecture (docs/grading.md)")
+            self.notes.append(f"not for credit: no isolation ({iso.lacking})")
         elif not iso.namespaces:
             self.notes.append(f"isolation: {iso.describe()}")
         for lab in labs:

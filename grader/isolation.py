@@ -4,7 +4,10 @@ folder, its own pid, network and IPC namespaces, killed as a whole) wherever the
 them, and as root a sandbox uid besides (grader/sandbox.py). Where namespaces are refused (a
 container's default seccomp profile, a kernel without user namespaces) the grader falls back and
 says why: as root the uid alone still keeps private files and other users' processes out of
-reach; as an ordinary user nothing does, and such a grade is not for credit.
+reach; as an ordinary user nothing does, and such a grade is not for credit. Inside each student
+program the harness adds seccomp and Landlock (common/mm_confine.h); under a CPU emulator
+(qemu-user: an arm64 root on an x86-64 kernel) neither can be installed, so the grader does not
+ask for them there and the grade is not for credit either.
 MLMEM_NO_NAMESPACES=1 forces the fallback (the grader's own tests of it)."""
 from __future__ import annotations
 
@@ -14,6 +17,8 @@ import os
 import shutil
 import subprocess
 from dataclasses import dataclass
+
+from . import hostenv
 
 # System folders a student program may read (those that exist), mounted read-only at their own
 # paths; on merged-/usr systems /bin, /lib, ... are symbolic links and are made links again.
@@ -30,19 +35,27 @@ class Isolation:
     namespaces: bool
     uid: bool
     why: str = ""
+    confine: bool = True        # seccomp and Landlock inside the program (mm_confine.h)
+    confine_why: str = ""
 
     @property
     def for_credit(self) -> bool:
-        """Whether a grade made here can be trusted: one of the two keeps student code away from
-        the grader's files and processes."""
-        return self.namespaces or self.uid
+        """Whether a grade made here can be trusted: namespaces or the uid keep student code away
+        from the grader's files and processes, and the confinement inside it can be installed."""
+        return (self.namespaces or self.uid) and self.confine
+
+    @property
+    def lacking(self) -> str:
+        """Why a grade made here is not for credit ('' when it is)."""
+        return "; ".join(w for w, missing in ((self.why, not (self.namespaces or self.uid)),
+                                               (self.confine_why, not self.confine)) if missing)
 
     def describe(self) -> str:
+        if not self.for_credit:
+            return f"not for credit ({self.lacking})"
         if self.namespaces:
             return "namespaces (bubblewrap)" + (" and a sandbox uid" if self.uid else "")
-        if self.uid:
-            return f"a sandbox uid only ({self.why})"
-        return f"none: not for credit ({self.why})"
+        return f"a sandbox uid only ({self.why})"
 
 
 def bwrap_path() -> str | None:
@@ -112,9 +125,19 @@ def _probe_user():
     return drop
 
 
+def program_env() -> dict[str, str]:
+    """What a student program's environment says to its harness: confine yourself before the
+    code under test runs (common/mm_confine.h), wherever that can be done."""
+    return {"MLMEM_CONFINE": "1"} if current().confine else {}
+
+
 @functools.cache
 def current() -> Isolation:
     """This machine's isolation, probed once per grader process."""
     refused = _namespaces_refused()
     root = os.geteuid() == 0
-    return Isolation(namespaces=refused is None, uid=root, why=refused or "")
+    emulated = hostenv.emulator()
+    return Isolation(namespaces=refused is None, uid=root, why=refused or "",
+                     confine=emulated is None,
+                     confine_why=f"seccomp and Landlock cannot be installed under a CPU emulator "
+                                 f"({emulated})" if emulated else "")

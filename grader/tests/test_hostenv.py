@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import sys
 
-from grader import hostenv
+from grader import hostenv, isolation
 
 
 def put(root, path: str, text: str = "") -> None:
@@ -75,3 +75,20 @@ def test_detect_lists_outermost_first(tmp_path):
     put(tmp_path, "/proc/cpuinfo", "flags\t\t: hypervisor\n")
     kinds = [k for k, _ in hostenv.detect(str(tmp_path), {"CODESPACES": "true"})]
     assert kinds == ["Codespaces", "container", "virtual machine"]
+
+
+def test_under_an_emulator_the_grade_is_not_for_credit(monkeypatch):
+    """qemu-user cannot install seccomp or Landlock filters: the grader does not ask the harness
+    for them there (it would fail every test), and says the grade is not for credit."""
+    monkeypatch.setattr(hostenv, "emulator", lambda *a, **k: "aarch64 programs on this x86_64 "
+                        "kernel, run by qemu-aarch64-static")
+    isolation.current.cache_clear()
+    try:
+        iso = isolation.current()
+        assert not iso.confine and not iso.for_credit
+        assert "CPU emulator" in iso.lacking and "qemu-aarch64" in iso.describe()
+        assert "MLMEM_CONFINE" not in isolation.program_env()
+    finally:
+        isolation.current.cache_clear()
+    if hostenv.emulator() is None:
+        assert isolation.program_env() == {"MLMEM_CONFINE": "1"}, "on this machine's own CPU"
