@@ -51,7 +51,8 @@ help:
 	@echo "  make grade HIDDEN=dir      add instructor-only tests (docs/instructor-guide.md)"
 	@echo "  make new-lab N=NN SLUG=topic [TITLE=...]  a new lab's scaffold: skeleton, one test, one metric,"
 	@echo "                             a naive variant, handout, hints, answers, slides (docs/instructor-guide.md)"
-	@echo "  make deps                  install the Debian packages mlmem needs (done automatically)"
+	@echo "  make deps                  install the packages mlmem needs, compiler included (done automatically;"
+	@echo "                             bash common/setup-deps.sh --list [--test] names them)"
 	@echo "  make clean                 remove build/"
 	@echo
 	@echo "Labs: $(LAB_IDS)"
@@ -122,7 +123,7 @@ $(BUILD)/tools/hwinfo: common/hwinfo.c common/mm_hw.c common/mm_hw.h common/mm_c
 
 test:
 	@[ -d grader/tests ] || { echo "mlmem: make test needs the course repository (this student tree has no grader/tests)"; exit 2; }
-	@$(DEPS_OK) && bash common/setup-deps.sh clang
+	@$(DEPS_OK) --test
 	@py=$$(common/find-python.sh) && cd grader/tests && $$py -m pytest -q -p no:cacheprovider
 
 new-lab:
