@@ -57,7 +57,8 @@ help:
 	@echo "  make portability [PLATFORMS=...] [LABS=...] [ROOTS=dir]  grade the quick start and every"
 	@echo "                             lab's reference on bare Debian roots (amd64, arm64 via qemu) and"
 	@echo "                             in the dev container; the table in docs/portability.md (as root)"
-	@echo "  make deps                  install the Debian packages mlmem needs (done automatically)"
+	@echo "  make deps                  install the packages mlmem needs, compiler included (done automatically;"
+	@echo "                             bash common/setup-deps.sh --list [--test] names them)"
 	@echo "  make clean                 remove build/"
 	@echo
 	@echo "Labs: $(LAB_IDS)"
@@ -138,7 +139,7 @@ portability:
 PYTEST_SELECT = $(if $(LAB),$(foreach l,$(LAB),--lab $(l)))
 test check:
 	@[ -d grader/tests ] || { echo "mlmem: make $@ needs the course repository (this student tree has no grader/tests)"; exit 2; }
-	@$(DEPS_OK) && bash common/setup-deps.sh clang
+	@$(DEPS_OK) --test
 	@py=$$(common/find-python.sh) && cd grader/tests && $$py -m pytest -q $(if $(filter check,$@),-m "not slow") $(PYTEST_SELECT) $(PYTEST_ARGS)
 
 new-lab:

@@ -5,7 +5,9 @@ gate (both virtual nodes are the same host memory). The guest runs Debian 12's k
 transparent huge pages are "always" and whose move_pages says -EFAULT for untouched pages: the
 two things that broke lab 04's untouched-page tests before they used MADV_NOHUGEPAGE, move_pages'
 own answer and mincore. Skipped, with the reason, where no guest can be made."""
+import gzip
 import json
+import lzma
 import os
 import shutil
 import tempfile
@@ -73,3 +75,57 @@ def test_timed_metrics_skip_through_the_gate(guest):
         assert "no remote-memory penalty" in out, (m, out[:300])
         assert "needs 2 NUMA nodes" not in out, (m, out[:300])
     assert items["performance: plan_score"]["score"] == items["performance: plan_score"]["max_score"]
+
+
+# The initramfs, without a kernel download: modules found by name in any of the compressions
+# kernels ship, loaded after what their .modinfo says they depend on, built-in ones left out.
+def fake_module(kdir, rel: str, depends: str) -> bytes:
+    data = b"\x7fELF..\0name=" + os.path.basename(rel).split(".")[0].encode() + \
+        b"\0depends=" + depends.encode() + b"\0vermagic=6.12\0"
+    path = os.path.join(kdir, "kernel", rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    packed = {".xz": lzma.compress, ".gz": gzip.compress}.get(os.path.splitext(rel)[1], bytes)
+    with open(path, "wb") as f:
+        f.write(packed(data))
+    return data
+
+
+def test_modules_follow_depends_and_skip_builtins(tmp_path):
+    kdir = str(tmp_path)
+    want = {"9p": fake_module(kdir, "fs/9p/9p.ko.xz", "netfs,9pnet"),
+            "netfs": fake_module(kdir, "fs/netfs/netfs.ko.gz", ""),
+            "9pnet": fake_module(kdir, "net/9p/9pnet.ko", ""),
+            "9pnet_virtio": fake_module(kdir, "net/9p/9pnet_virtio.ko.xz", "9pnet,virtio_ring")}
+    (tmp_path / "modules.builtin").write_text("kernel/drivers/virtio/virtio_ring.ko\n"
+                                              "kernel/drivers/virtio/virtio_pci.ko\n")
+    got = numa_guest._modules(kdir, ("virtio_pci", "9pnet_virtio", "9p"))
+    assert [n for n, _ in got] == ["9pnet", "9pnet_virtio", "netfs", "9p"]
+    assert all(data == want[n] for n, data in got), "decompressed for insmod"
+
+
+def test_a_module_the_kernel_lacks_is_a_reason(tmp_path):
+    fake_module(str(tmp_path), "fs/9p/9p.ko", "netfs")
+    with pytest.raises(numa_guest.Unavailable, match="has no module netfs"):
+        numa_guest._modules(str(tmp_path), ("9p",))
+
+
+def test_initramfs_is_a_newc_archive():
+    blob = numa_guest._cpio_newc([("bin", 0o40755, b""), ("init", 0o100755, b"#!/bin/sh\n")])
+    names, at = [], 0
+    while True:
+        assert blob[at:at + 6] == b"070701"
+        size, namesize = (int(blob[at + 6 + 8 * i:at + 14 + 8 * i], 16) for i in (6, 11))
+        start = at + 110
+        names.append(blob[start:start + namesize - 1].decode())
+        at = (start + namesize + 3) // 4 * 4
+        at = (at + size + 3) // 4 * 4
+        if names[-1] == "TRAILER!!!":
+            break
+    assert names == ["bin", "init", "TRAILER!!!"] and at == len(blob)
+
+
+def test_arm64_guest_is_qemu_virt_with_two_nodes():
+    cmd = numa_guest._qemu_cmd(numa_guest.ARCHES["aarch64"], "k", "i", "/j", "tcg", 6)
+    line = " ".join(cmd)
+    assert cmd[0] == "qemu-system-aarch64" and "-M virt" in line and line.endswith("-cpu max")
+    assert "console=ttyAMA0" in line and line.count("-numa node") == 2
