@@ -4,11 +4,10 @@ what to report and no `make hint`; in the student's files the build fails as cod
 compile does, still without the hint. An ordinary compile error is reported as before.
 (gcc 12 for aarch64 once crashed at -O3 in lab 10's pristine oracle.c and the student was told
 "BUILD FAILED ... stuck? `make hint LAB=10`".)"""
-import os
 
 import pytest
 
-from grader import build, grade, labs, sandbox
+from grader import build, grade, labs, sandbox, variants
 from grader.results import FAILED, SKIPPED
 
 LAB = "lab10-roofline"
@@ -51,22 +50,22 @@ def test_build_tells_where_the_compiler_crashed(monkeypatch):
     lab = labs.load(LAB)
     monkeypatch.setattr(build, "compile_student", lambda *a: (True, ""))
     monkeypatch.setattr(build.sandbox, "run", _fake_run(GCC_ICE))
-    built = build.build(lab, "solutions", tag="crash-pristine")
+    built = build.build(lab, variants.SOLUTIONS, tag="crash-pristine")
     assert not built.ok and "vect_transform_reduction" in built.compiler_crash
     assert not built.crash_in_student
     monkeypatch.setattr(build, "compile_student", lambda *a: (False, GCC_ICE))
-    built = build.build(lab, "solutions", tag="crash-student")
+    built = build.build(lab, variants.SOLUTIONS, tag="crash-student")
     assert built.compiler_crash and built.crash_in_student
     stopped = GCC_ICE + build._limits_hit(sandbox.RunResult(None, 9, True, "", "", 0, 1), "")
     monkeypatch.setattr(build, "compile_student", lambda *a: (False, stopped))
-    assert not build.build(lab, "solutions", tag="crash-limits").compiler_crash
+    assert not build.build(lab, variants.SOLUTIONS, tag="crash-limits").compiler_crash
 
 
 def _graded(monkeypatch, tmp_path, built):
     lab = labs.load(LAB)
     monkeypatch.setattr(grade.build, "build", lambda *a, **k: built)
     out = []
-    items = grade.Grading("solutions", None, out=out.append, results_dir=str(tmp_path)).run([lab])
+    items = grade.Grading(variants.SOLUTIONS, None, out=out.append, results_dir=str(tmp_path)).run([lab])
     return items, "\n".join(out)
 
 

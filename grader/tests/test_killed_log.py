@@ -5,6 +5,8 @@ tests under emulation once lost every passed test this way.)"""
 import dataclasses
 import os
 
+import pytest
+
 from grader import build, checkrun, labs
 from grader.results import PASSED
 
@@ -26,6 +28,8 @@ def test_a_cut_log_keeps_the_tests_it_holds_whole(tmp_path):
     assert checkrun._parse_xml(str(path)) == {}
 
 
+@pytest.mark.slow
+@pytest.mark.lab("03")
 def test_a_program_stopped_at_its_time_limit_keeps_its_passed_tests(make_variant, monkeypatch):
     """Lab 03's reference with tv_unravel hanging (called by one of the last suite's tests
     only): the whole run is cut to a few seconds (each test's own timeout is long), so the
