@@ -12,12 +12,11 @@
 ARG BASE=debian:12
 FROM ${BASE:-debian:12}
 
-# git and make to fetch and drive the labs, and a C compiler (the labs' toolchain, also in
-# setup-deps.sh's list once it is there).
+# git to fetch the labs; everything else, the compiler included, is setup-deps.sh's list.
 ENV DEBIAN_FRONTEND=noninteractive
 COPY common/setup-deps.sh /tmp/mlmem-setup-deps.sh
 RUN apt-get update -q \
- && apt-get install -y -q --no-install-recommends ca-certificates git make gcc libc6-dev \
+ && apt-get install -y -q --no-install-recommends ca-certificates git \
  && bash /tmp/mlmem-setup-deps.sh \
  && rm -rf /var/lib/apt/lists/* /tmp/mlmem-setup-deps.sh
 
