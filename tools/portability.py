@@ -154,6 +154,21 @@ def page(cells: list[Cell], date: str, host: str) -> str:
             + render(cells))
 
 
+NOTES = "## Notes by platform"
+
+
+def kept_notes(path: str) -> str:
+    """The hand-written part of the page at path, from its NOTES heading on ('' if none): a new
+    table replaces what is above it, never the notes."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return ""
+    at = text.find("\n" + NOTES)
+    return text[at:] if at >= 0 else ""
+
+
 class Runner:
     """Makes the roots and the container, runs STEPS in each, collects the rows."""
 
@@ -306,6 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     host = f"{platform.machine()} Linux {platform.release().split('-')[0]}, {os.cpu_count()} CPUs"
     text = page(cells, date, host)
     print(text)
+    text += kept_notes(args.out)
     with open(args.out, "w") as f:
         f.write(text)
     print(f"portability: wrote {os.path.relpath(args.out)}")

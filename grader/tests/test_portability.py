@@ -114,3 +114,11 @@ def test_table_has_one_row_per_run():
     assert "| debian12-amd64 | lab 04 | ok | 47/60 (13 skipped) | 12/30 (18 skipped) | 6 |" in rows[2]
     assert rows[3].startswith("| debian12-arm64 | lab 10 | FAIL | - | - |")
     assert "2026-01-01" in p.page(cells, "2026-01-01", "x86_64")
+
+
+def test_a_new_table_keeps_the_notes(tmp_path):
+    p = portability()
+    page = tmp_path / "portability.md"
+    page.write_text("# old table\n\n| a |\n\n## Notes by platform\n\nkeep me\n")
+    assert p.kept_notes(str(page)) == "\n## Notes by platform\n\nkeep me\n"
+    assert p.kept_notes(str(tmp_path / "none.md")) == ""
