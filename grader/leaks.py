@@ -59,24 +59,25 @@ def distinctive_lines(tree: list[str]) -> dict[str, str]:
     return out
 
 
-def leaks(dest: str, wanted: dict[str, str]) -> list[str]:
-    """Where distinctive solution lines (`wanted`, from distinctive_lines()) occur in the tree
-    at dest ('file:line <- source')."""
-    found = []
+def text_files(dest: str):
+    """(path relative to dest, text) of every file under dest that reads as UTF-8, .git left
+    out, in a stable order."""
     for d, dirs, files in os.walk(dest):
-        dirs[:] = [x for x in dirs if x != ".git"]
-        for f in files:
+        dirs[:] = sorted(x for x in dirs if x != ".git")
+        for f in sorted(files):
             path = os.path.join(d, f)
             try:
                 with open(path, errors="strict") as fh:
-                    lines = fh.readlines()
+                    yield os.path.relpath(path, dest), fh.read()
             except (OSError, UnicodeDecodeError):
                 continue
-            for n, line in enumerate(lines, 1):
-                src = wanted.get(_norm(line))
-                if src:
-                    found.append(f"{os.path.relpath(path, dest)}:{n} <- {src}")
-    return found
+
+
+def leaks(dest: str, wanted: dict[str, str]) -> list[str]:
+    """Where distinctive solution lines (`wanted`, from distinctive_lines()) occur in the tree
+    at dest ('file:line <- source')."""
+    return [f"{rel}:{n} <- {wanted[_norm(line)]}" for rel, text in text_files(dest)
+            for n, line in enumerate(text.split("\n"), 1) if _norm(line) in wanted]
 
 
 # ---- token windows: a solution expression quoted inside prose --------------------------------
@@ -262,17 +263,5 @@ def token_leaks(dest: str, wanted: dict[tuple[str, ...], list[str]]) -> list[str
     """Where the tree at dest quotes a distinctive solution window (`wanted`, from
     distinctive_windows(); 'file:line <- source: tokens'), in any text file: handouts, hints,
     slides, comments, code."""
-    found = []
-    for d, dirs, files in os.walk(dest):
-        dirs[:] = sorted(x for x in dirs if x != ".git")
-        for f in sorted(files):
-            path = os.path.join(d, f)
-            try:
-                with open(path, errors="strict") as fh:
-                    text = fh.read()
-            except (OSError, UnicodeDecodeError):
-                continue
-            rel = os.path.relpath(path, dest)
-            for line, srcs, q in quoted(text, wanted):
-                found.append(f"{rel}:{line} <- {_source(rel, srcs)}: {q}")
-    return found
+    return [f"{rel}:{line} <- {_source(rel, srcs)}: {q}" for rel, text in text_files(dest)
+            for line, srcs, q in quoted(text, wanted)]
