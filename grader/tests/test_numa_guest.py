@@ -1,10 +1,11 @@
 """Lab 04 on two NUMA nodes, in a QEMU guest (grader/numa_guest.py) booted once for this module:
 the reference passes every test with node 1 there for real (binding, mbind, move_pages, first
 touch), the skeleton fails them, and the timed two-node metrics skip through the benchmark's own
-gate (both virtual nodes are the same host memory). The guest runs Debian 12's kernel, whose
-transparent huge pages are "always" and whose move_pages says -EFAULT for untouched pages: the
-two things that broke lab 04's untouched-page tests before they used MADV_NOHUGEPAGE, move_pages'
-own answer and mincore. Skipped, with the reason, where no guest can be made."""
+gate (both virtual nodes are the same host memory). The guest runs this machine's Debian kernel
+(12's 6.1 and 13's 6.12 alike), whose transparent huge pages are "always" and whose move_pages
+says -EFAULT for untouched pages: the two things that broke lab 04's untouched-page tests before
+they used MADV_NOHUGEPAGE, move_pages' own answer and mincore. Skipped, with the reason, where no
+guest can be made. The initramfs tests at the end need no download and run everywhere."""
 import gzip
 import json
 import lzma
