@@ -8,9 +8,9 @@ LAB_IDS    := $(patsubst lab%,%,$(foreach l,$(LABS),$(firstword $(subst -, ,$l))
 SUBMISSION ?= labs
 BUILD      := build
 DEPS_OK     = bash common/setup-deps.sh
-# The grader's command: the packages first, then a Python 3.11+ with pytest; a failure of either
-# says which it was.
-GRADER      = { $(DEPS_OK) || { echo "mlmem: setting up the packages mlmem needs failed (see above); \`make deps\` tries again" >&2; exit 1; }; } && { py=$$(common/find-python.sh) || { echo "mlmem: no Python 3.11+ with pytest found (install python3-pytest)" >&2; exit 1; }; } && $$py -m grader
+# The grader's command: the packages first, then a Python 3.11+ (3.10 with tomli) with pytest;
+# a failure of either says which it was.
+GRADER      = { $(DEPS_OK) || { echo "mlmem: setting up the packages mlmem needs failed (see above); \`make deps\` tries again" >&2; exit 1; }; } && { py=$$(common/find-python.sh) || { echo "mlmem: no Python 3.11+ (or 3.10 with tomli) with pytest found (install python3-pytest)" >&2; exit 1; }; } && $$py -m grader
 
 lab_slug = $(filter lab$(1)-%,$(LABS))
 
@@ -132,7 +132,7 @@ $(BUILD)/tools/hwinfo: common/hwinfo.c common/mm_hw.c common/mm_hw.h common/mm_c
 
 # Not part of make test (it makes Debian roots and a container and grades every lab in each).
 portability:
-	@py=$$(common/find-python.sh) || { echo "mlmem: no Python 3.11+ found (install python3-pytest)" >&2; exit 1; }; \
+	@py=$$(common/find-python.sh) || { echo "mlmem: no Python 3.11+ (or 3.10 with tomli) with pytest found (install python3-pytest)" >&2; exit 1; }; \
 	  $$py tools/portability.py $(if $(ROOTS),--roots "$(ROOTS)") $(if $(PLATFORMS),--platforms "$(PLATFORMS)") $(if $(filter command line,$(origin LABS)),--labs "$(LABS)")
 
 # The project's own tests (grader/tests/pytest.ini): all of them, one lab's (LAB=NN), or the fast tier.
@@ -143,7 +143,7 @@ test check:
 	@py=$$(common/find-python.sh) && cd grader/tests && $$py -m pytest -q $(if $(filter check,$@),-m "not slow") $(PYTEST_SELECT) $(PYTEST_ARGS)
 
 new-lab:
-	@py=$$(common/find-python.sh) || { echo "mlmem: no Python 3.11+ found (install python3-pytest)" >&2; exit 1; }; \
+	@py=$$(common/find-python.sh) || { echo "mlmem: no Python 3.11+ (or 3.10 with tomli) with pytest found (install python3-pytest)" >&2; exit 1; }; \
 	  $$py -m grader.newlab --n "$(or $(N),$(error use: make new-lab N=NN SLUG=topic [TITLE="The title"]))" --slug "$(or $(SLUG),$(error use: make new-lab N=NN SLUG=topic [TITLE="The title"]))" $(if $(TITLE),--title "$(TITLE)")
 
 slides:

@@ -38,6 +38,8 @@ def test_build_list_has_the_toolchain(dist):
     pkgs = listed(dist)
     assert TOOLCHAIN <= set(pkgs), f"a bare {dist} has no compiler without them"
     assert "clang" not in pkgs and not any(p.startswith("libclang") for p in pkgs)
+    # The grader reads TOML with tomllib (3.11+) or, on Ubuntu 22.04's Python 3.10, tomli.
+    assert ("python3-tomli" in pkgs) == (dist == "ubuntu:22.04")
 
 
 @pytest.mark.parametrize("dist", sorted(CLANG_RT))
