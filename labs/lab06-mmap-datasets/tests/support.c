@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "baseline.h"
+#include "mm_hw.h"
 
 /* The running test's scratch folder; made and removed by the parent process (an unchecked
  * fixture), so that a test that fails or crashes leaves no dataset behind. The test, forked after
@@ -233,31 +234,9 @@ int tu_find_mapping(const void *p, uintptr_t *start, uintptr_t *end, uint64_t *o
     return found;
 }
 
-/* The architecture this program was built for, as the kernel names it ("" where not listed). */
-#if defined(__x86_64__)
-#define TU_ARCH "x86_64"
-#elif defined(__aarch64__)
-#define TU_ARCH "aarch64"
-#else
-#define TU_ARCH ""
-#endif
-
-/* 1 if the kernel is of another architecture than this program: a CPU emulator runs it
- * (/proc/sys/kernel/arch, Linux 6.1+, is the kernel's own; uname() is the emulator's). */
-static int foreign_kernel(void)
-{
-    char arch[32] = "";
-    FILE *f = fopen("/proc/sys/kernel/arch", "r");
-    if (!f)
-        return 0;
-    int got = fscanf(f, "%31s", arch) == 1;
-    fclose(f);
-    return got && TU_ARCH[0] != '\0' && strcmp(arch, TU_ARCH) != 0;
-}
-
 int tu_madvise_acts(void)
 {
-    if (foreign_kernel())
+    if (mm_hw_emulated())
         return 0;
     size_t pg = tu_page();
     unsigned char *p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
