@@ -19,8 +19,11 @@ LDLIBS  := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc) -lnuma -
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
 # MM_NATIVE: -march=native where the compiler knows it (a lab built for the CPU it runs on, as
-# performance courses do: labs 08 and 10 add it in their lab.mk), else empty.
-MM_NATIVE := $(shell $(CC) -march=native -x c -S -o /dev/null /dev/null 2>/dev/null && echo -march=native)
+# performance courses do: labs 08 and 10 add it in their lab.mk), else -mcpu=native (clang 14 on
+# Arm64 refuses -march=native and takes -mcpu=native), else empty. Probed with -Werror: x86 clang
+# only warns that it ignores -mcpu.
+mm_native_try = $(shell $(CC) $(1) -Werror -x c -S -o /dev/null /dev/null 2>/dev/null && echo $(1))
+MM_NATIVE := $(or $(call mm_native_try,-march=native),$(call mm_native_try,-mcpu=native))
 
 SAN_asan := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_ubsan := -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

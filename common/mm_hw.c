@@ -4,6 +4,7 @@
 #include <hwloc.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 static hwloc_topology_t topo;
@@ -165,4 +166,24 @@ int mm_hw_unpin(void)
         return -ENOSYS;
     hwloc_const_cpuset_t all = hwloc_topology_get_allowed_cpuset(topo);
     return hwloc_set_cpubind(topo, all, HWLOC_CPUBIND_THREAD) == 0 ? 0 : -errno;
+}
+
+/* The architecture this program was built for, as the kernel names it ("" where not listed). */
+#if defined(__x86_64__)
+#define MM_HW_ARCH "x86_64"
+#elif defined(__aarch64__)
+#define MM_HW_ARCH "aarch64"
+#else
+#define MM_HW_ARCH ""
+#endif
+
+int mm_hw_emulated(void)
+{
+    char arch[32] = "";
+    FILE *f = fopen("/proc/sys/kernel/arch", "r");
+    if (!f)
+        return 0;
+    int got = fscanf(f, "%31s", arch) == 1;
+    fclose(f);
+    return got && MM_HW_ARCH[0] != '\0' && strcmp(arch, MM_HW_ARCH) != 0;
 }

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import xml.etree.ElementTree as ET
 
-from . import hidden, hw, isolation, sandbox, seal
+from . import hidden, hostenv, hw, isolation, sandbox, seal
 from .labs import Lab
 from .results import PASSED, SKIPPED, Item
 
@@ -32,11 +32,13 @@ EXITED_EARLY = ("the test stopped before its end without failing (something call
 
 
 def timeout_multiplier() -> float:
-    """CK_TIMEOUT_MULTIPLIER (passed through to Check, e.g. for sanitizer builds), else 1."""
+    """CK_TIMEOUT_MULTIPLIER (e.g. for sanitizer builds; at least 1), times hostenv.time_scale()
+    (under a CPU emulator): what Check's per-test limit and the grader's limits are scaled by."""
     try:
-        return max(1.0, float(os.environ.get("CK_TIMEOUT_MULTIPLIER") or 1))
+        given = max(1.0, float(os.environ.get("CK_TIMEOUT_MULTIPLIER") or 1))
     except ValueError:
-        return 1.0
+        given = 1.0
+    return given * hostenv.time_scale()
 
 
 def stall_limit_s(lab: Lab) -> float:
@@ -48,9 +50,12 @@ def _env(run_dir: str, lab: Lab, seed: str | None, secret: bool) -> dict[str, st
     env = sandbox.base_env(run_dir, CK_FORK="yes", CK_DEFAULT_TIMEOUT=f"{lab.test_timeout_s:g}",
                            CK_XML_LOG_FILE_NAME=os.path.join(run_dir, "check.xml"), **seal.ENV,
                            **isolation.program_env())
-    for key in ("CK_TIMEOUT_MULTIPLIER", "ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS"):
+    for key in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS"):
         if key in os.environ:
             env[key] = os.environ[key]
+    multiplier = timeout_multiplier()
+    if multiplier != 1:
+        env["CK_TIMEOUT_MULTIPLIER"] = f"{multiplier:g}"
     if seed:
         env["MLMEM_SEED"] = seed
     if secret:

@@ -21,6 +21,10 @@ ELF_ARCH = {62: "x86_64", 3: "i686", 183: "aarch64", 40: "arm", 243: "riscv64", 
             22: "s390x"}
 # Programs a kernel of one architecture runs natively besides its own.
 NATIVE_COMPAT = {("x86_64", "i686"), ("aarch64", "arm")}
+# How many times longer the course's programs may take under a CPU emulator than on hardware
+# (qemu-user runs them 10-30x slower; lab 08's exhaustive fp32 tests, in software floating point,
+# at the top of that): the grader's time limits are multiplied by it there, and only there.
+EMULATED_SLOWDOWN = 30.0
 
 
 def _read(root: str, path: str) -> str:
@@ -115,6 +119,12 @@ def emulator(root: str = "/", exe: str = sys.executable) -> str | None:
     tool = os.path.basename(_readlink(root, "/proc/thread-self/exe"))
     how = tool if tool.startswith(("qemu-", "FEX", "rosetta")) else "an emulator"
     return f"{prog} programs on this {kern} kernel, run by {how}"
+
+
+def time_scale(root: str = "/", exe: str = sys.executable) -> float:
+    """What the grader multiplies its time limits by on this machine: EMULATED_SLOWDOWN where a
+    CPU emulator runs the programs (emulator()), else 1 (real hardware keeps its limits)."""
+    return EMULATED_SLOWDOWN if emulator(root, exe) else 1.0
 
 
 def _readlink(root: str, path: str) -> str:

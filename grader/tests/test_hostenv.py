@@ -92,3 +92,24 @@ def test_under_an_emulator_the_grade_is_not_for_credit(monkeypatch):
         isolation.current.cache_clear()
     if hostenv.emulator() is None:
         assert isolation.program_env() == {"MLMEM_CONFINE": "1"}, "on this machine's own CPU"
+
+
+def test_under_an_emulator_the_time_limits_are_scaled(monkeypatch, tmp_path):
+    """qemu-user runs the programs 10-30x slower: the tests' and the benchmark's limits grow by
+    EMULATED_SLOWDOWN there (Check's own per-test limit too), and stay as lab.toml says on the
+    CPU's own architecture."""
+    from grader import bench, checkrun, labs
+    lab = labs.Lab(id="99", slug="lab99-x", title="x", editable=[], tests=[], metrics=[],
+                   test_timeout_s=20, bench_timeout_s=120)
+    monkeypatch.delenv("CK_TIMEOUT_MULTIPLIER", raising=False)
+    monkeypatch.delenv("MLMEM_BENCH_TIMEOUT_S", raising=False)
+    monkeypatch.setattr(hostenv, "emulator", lambda *a, **k: None)
+    assert checkrun.timeout_multiplier() == 1 and bench.timeout_s(lab) == 120
+    assert "CK_TIMEOUT_MULTIPLIER" not in checkrun._env(str(tmp_path), lab, None, False)
+    monkeypatch.setattr(hostenv, "emulator", lambda *a, **k: "qemu-aarch64-static")
+    k = hostenv.EMULATED_SLOWDOWN
+    assert checkrun.timeout_multiplier() == k and bench.timeout_s(lab) == 120 * k
+    assert checkrun.stall_limit_s(lab) == 20 * k + checkrun.STALL_MARGIN_S
+    monkeypatch.setenv("CK_TIMEOUT_MULTIPLIER", "2")
+    env = checkrun._env(str(tmp_path), lab, None, False)
+    assert env["CK_TIMEOUT_MULTIPLIER"] == f"{2 * k:g}", "Check's per-test limit scales too"

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "mm_check.h"
+#include "mm_hw.h"
 #include "shipped.h"
 #include "topo.h"
 
@@ -168,9 +169,14 @@ const char *tu_refused(int need)
     tu_unmap(p, 1);
     if (!call)
         return NULL;
-    snprintf(why, sizeof why, "this machine refuses %s (%s): in a container, the default "
-             "seccomp profile allows the memory-policy calls only with CAP_SYS_NICE, and "
-             "move_pages not at all (docker run --cap-add SYS_NICE --security-opt "
-             "seccomp=unconfined; the dev container has both)", call, strerror(err));
+    if (mm_hw_emulated())
+        snprintf(why, sizeof why, "this machine refuses %s (%s): a CPU emulator (qemu-user) "
+                 "runs this program and does not implement the memory-policy calls", call,
+                 strerror(err));
+    else
+        snprintf(why, sizeof why, "this machine refuses %s (%s): in a container, the default "
+                 "seccomp profile allows the memory-policy calls only with CAP_SYS_NICE, and "
+                 "move_pages not at all (docker run --cap-add SYS_NICE --security-opt "
+                 "seccomp=unconfined; the dev container has both)", call, strerror(err));
     return why;
 }

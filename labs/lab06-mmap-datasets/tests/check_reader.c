@@ -235,6 +235,7 @@ static ds_reader_t *cold_open(const char **p, int advice)
 
 MM_TEST_F(test_advise_random_cold, &tu_scratch)
 {
+    TU_SKIP_WITHOUT_MADVISE();
     const char *p;
     ds_reader_t *rd = cold_open(&p, DS_ADV_RANDOM);
     if (!rd)
@@ -275,6 +276,7 @@ MM_END_TEST
 
 MM_TEST_F(test_advise_willneed, &tu_scratch)
 {
+    TU_SKIP_WITHOUT_MADVISE();
     const char *p;
     ds_reader_t *rd = cold_open(&p, -1);
     if (!rd)
@@ -301,6 +303,7 @@ MM_END_TEST
 
 MM_TEST_F(test_advise_dontneed, &tu_scratch)
 {
+    TU_SKIP_WITHOUT_MADVISE();
     const char *dir = tu_dir();
     const char *p = tu_path(dir, "d.bin", 0);
     tu_make(p, 4096, 8192, 8);

@@ -97,6 +97,7 @@ static uint64_t naive_pass(const char *path, uint64_t rs, uint64_t n, long long 
 
 MM_TEST_F(test_stream_rss_under_budget, &tu_scratch)
 {
+    TU_SKIP_WITHOUT_MADVISE();
     mm_rng_t r = MM_RNG();
     const char *dir = tu_dir();
     const char *p = tu_path(dir, "big.bin", 0);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "baseline.h"
+#include "mm_hw.h"
 
 /* The running test's scratch folder; made and removed by the parent process (an unchecked
  * fixture), so that a test that fails or crashes leaves no dataset behind. The test, forked after
@@ -231,4 +232,17 @@ int tu_find_mapping(const void *p, uintptr_t *start, uintptr_t *end, uint64_t *o
     if (f)
         fclose(f);
     return found;
+}
+
+int tu_madvise_acts(void)
+{
+    if (mm_hw_emulated())
+        return 0;
+    size_t pg = tu_page();
+    unsigned char *p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_msg(p != MAP_FAILED, "mmap of one anonymous page failed");
+    p[0] = 0xA5;
+    int acts = madvise(p, pg, MADV_DONTNEED) == 0 && ((volatile unsigned char *)p)[0] == 0;
+    munmap(p, pg);
+    return acts;
 }

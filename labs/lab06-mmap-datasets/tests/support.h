@@ -43,6 +43,18 @@ void tu_warm(const char *path);
 
 /* The page size. */
 size_t tu_page(void);
+
+/* 1 if madvise has its effects here. 0 under a CPU emulator such as qemu-user, which accepts
+ * madvise and ignores it: found by the kernel's architecture differing from this program's
+ * (/proc/sys/kernel/arch), or by MADV_DONTNEED keeping a private anonymous page's contents. The
+ * tests of madvise's effects then skip, with that reason (TU_SKIP_WITHOUT_MADVISE). */
+int tu_madvise_acts(void);
+#define TU_SKIP_WITHOUT_MADVISE()                                                           \
+    do {                                                                                    \
+        if (!tu_madvise_acts())                                                             \
+            MM_SKIP("madvise is accepted but ignored here (a CPU emulator such as "         \
+                    "qemu-user): its effects cannot be shown");                             \
+    } while (0)
 /* Pages of [p, p + len) (rounded out to pages) in the page cache (mincore); *pages: how many. */
 size_t tu_cached(const void *p, size_t len, size_t *pages);
 /* Pages of [p, p + len) mapped into this process right now (present in its page table, from
