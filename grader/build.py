@@ -131,16 +131,13 @@ def _make(labsrc: str, out: str, variant: str, werror: bool, *goals: str,
     return cmd + ([f"SAN={variant}"] if variant else []) + (["WERROR=1"] if werror else [])
 
 
-_STOPPED = "mlmem: the build"   # how _limits_hit's verdicts begin
-
-
 def _limits_hit(res: sandbox.RunResult, log: str) -> str:
     """Why the untrusted build was stopped, or '' if it ended by itself."""
     if res.timed_out:
-        return f"{_STOPPED} took longer than {res.limits.timeout_s:g} s and was stopped"
+        return f"mlmem: the build took longer than {res.limits.timeout_s:g} s and was stopped"
     if re.search(r"virtual memory exhausted|out of memory|cannot allocate memory|Killed signal|"
                  r"CPU time limit|File size limit", log, re.I) or res.signal is not None:
-        return (f"{_STOPPED} was stopped at its limits ({STUDENT_BUILD.data_mb} MiB of "
+        return (f"mlmem: the build was stopped at its limits ({STUDENT_BUILD.data_mb} MiB of "
                 f"memory, {STUDENT_BUILD.cpu_s} s of CPU, {STUDENT_BUILD.file_size_mb} MiB per "
                 "file)")
     return ""
@@ -163,9 +160,10 @@ def compiler_crash(log: str) -> str:
 
 
 def compile_student(lab: Lab, stage_dir: str, parts: str, variant: str,
-                    werror: bool) -> tuple[bool, str]:
+                    werror: bool) -> tuple[bool, str, str]:
     """Step 1: compiles the student's files in the sandbox; their objects and the joined
-    student.o land in `parts` (emptied first). Returns (ok, log)."""
+    student.o land in `parts` (emptied first). Returns (ok, log, the compiler's crash line or ''
+    (compiler_crash(); never for a build stopped at its limits))."""
     shutil.rmtree(parts, ignore_errors=True)
     with sandbox.rundir(f"build-{lab.slug}") as run_dir:
         labsrc = _public_stage(lab, stage_dir, run_dir)
@@ -183,7 +181,8 @@ def compile_student(lab: Lab, stage_dir: str, parts: str, variant: str,
         if ok:   # plain files only: what the sandbox made is data to the grader
             shutil.copytree(os.path.join(out, "obj"), parts, symlinks=True,
                             ignore=shutil.ignore_patterns("*.d", "*.i"))
-    return ok, log + ("\n" + stopped if stopped else "")
+    crash = "" if ok or stopped else compiler_crash(log)
+    return ok, log + ("\n" + stopped if stopped else ""), crash
 
 
 def _tool_env() -> dict[str, str]:
@@ -211,9 +210,8 @@ def build(lab: Lab, submission: str, variant: str = "", werror: bool = False,
     obj = os.path.join(out_dir, STUDENT_OBJ)
     student_c = any(f.endswith(".c") for f in lab.editable)
     if student_c:
-        ok, log = compile_student(lab, stage_dir, os.path.dirname(obj), variant, werror)
+        ok, log, crash = compile_student(lab, stage_dir, os.path.dirname(obj), variant, werror)
         if not ok:
-            crash = "" if _STOPPED in log else compiler_crash(log)
             return Built(False, out_dir, log, missing, compiler_crash=crash,
                          crash_in_student=bool(crash))
     res = sandbox.run(_make(stage_dir, out_dir, variant, werror) +

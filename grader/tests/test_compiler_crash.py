@@ -40,25 +40,29 @@ def test_a_compile_error_is_not_a_crash(log):
     assert build.compiler_crash(log) == ""
 
 
-def _fake_run(log):
+def _fake_run(log, timed_out=False):
     def run(cmd, limits, cwd, env=None, **kw):
+        if timed_out:
+            return sandbox.RunResult(None, 9, True, log, "", 0, 0.1, limits)
         return sandbox.RunResult(4, None, False, log, "", 0, 0.1, limits)
     return run
 
 
 def test_build_tells_where_the_compiler_crashed(monkeypatch):
     lab = labs.load(LAB)
-    monkeypatch.setattr(build, "compile_student", lambda *a: (True, ""))
+    real_compile_student = build.compile_student
+    monkeypatch.setattr(build, "compile_student", lambda *a: (True, "", ""))
     monkeypatch.setattr(build.sandbox, "run", _fake_run(GCC_ICE))
     built = build.build(lab, variants.SOLUTIONS, tag="crash-pristine")
     assert not built.ok and "vect_transform_reduction" in built.compiler_crash
     assert not built.crash_in_student
-    monkeypatch.setattr(build, "compile_student", lambda *a: (False, GCC_ICE))
+    # The student's step, as it runs (its sandbox run faked): a crash, then one at its limits.
+    monkeypatch.setattr(build, "compile_student", real_compile_student)
     built = build.build(lab, variants.SOLUTIONS, tag="crash-student")
     assert built.compiler_crash and built.crash_in_student
-    stopped = GCC_ICE + build._limits_hit(sandbox.RunResult(None, 9, True, "", "", 0, 1), "")
-    monkeypatch.setattr(build, "compile_student", lambda *a: (False, stopped))
-    assert not build.build(lab, variants.SOLUTIONS, tag="crash-limits").compiler_crash
+    monkeypatch.setattr(build.sandbox, "run", _fake_run(GCC_ICE, timed_out=True))
+    built = build.build(lab, variants.SOLUTIONS, tag="crash-limits")
+    assert not built.ok and "took longer than" in built.log and not built.compiler_crash
 
 
 def _graded(monkeypatch, tmp_path, built):
