@@ -28,6 +28,7 @@ import tarfile
 
 from . import labs
 from .labs import ROOT, Lab, LabError
+from .files import read_text
 from .submission import ANSWERS, TIMELOG
 BUILD = os.path.join(ROOT, "build")
 GRADE_DIR = os.path.join(BUILD, "grade")
@@ -62,16 +63,8 @@ def _built(slug: str) -> tuple[float, str]:
             stamp = os.path.join(BUILD, "labs", d, "made")
             when = _newest([stamp, os.path.join(BUILD, "labs", d, "check_lab")])
             if when > best[0]:
-                best = (when, _read(stamp).strip())
+                best = (when, read_text(stamp).strip())
     return best
-
-
-def _read(path: str) -> str:
-    try:
-        with open(path, errors="replace") as f:
-            return f.read()
-    except OSError:
-        return ""
 
 
 def last_touched(graded: bool = True) -> tuple[Lab, str] | None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import sys
 
+from .files import read_text
+
 # Words in /proc/1/cgroup that mean the first process is in a container (cgroup v1; v2 shows "/").
 CGROUP_WORDS = ("kubepods", "docker", "containerd", "libpod", "lxc")
 # (DMI file, words it holds, the hypervisor's name); the first match wins.
@@ -28,11 +30,8 @@ EMULATED_SLOWDOWN = 30.0
 
 
 def _read(root: str, path: str) -> str:
-    try:
-        with open(os.path.join(root, path.lstrip("/")), errors="replace") as f:
-            return f.read().strip()
-    except OSError:
-        return ""
+    """path (absolute, as on the machine) read under root, stripped; '' if unreadable."""
+    return read_text(os.path.join(root, path.lstrip("/"))).strip()
 
 
 def _exists(root: str, path: str) -> bool:

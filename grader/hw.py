@@ -11,15 +11,12 @@ import shutil
 import subprocess
 
 from . import sandbox
+from .files import read_text
 from .labs import ROOT
 
 
 def _read(path: str) -> str:
-    try:
-        with open(path) as f:
-            return f.read().strip()
-    except OSError:
-        return ""
+    return read_text(path).strip()
 
 
 def cpu_quota(root: str = "/sys/fs/cgroup") -> float | None:

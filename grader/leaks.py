@@ -9,6 +9,7 @@ import os
 import re
 
 from . import labs
+from .files import read_text
 from .labs import ROOT
 
 
@@ -196,14 +197,6 @@ def solution_windows(solution: dict[str, str], skeleton: dict[str, str], public:
     return out
 
 
-def _read(path: str) -> str:
-    try:
-        with open(path, errors="replace") as f:
-            return f.read()
-    except OSError:
-        return ""
-
-
 # The student tree's files whose windows give nothing away (code other than the editable
 # skeletons: headers, tests, baselines, common/, the grader): documents are what is searched.
 PUBLIC_CODE = (".c", ".h", ".cu", ".py", ".sh", ".mk", "Makefile")
@@ -214,7 +207,7 @@ def distinctive_windows(tree: list[str], n: int = WINDOW) -> dict[tuple[str, ...
     other code (tree: its files; window -> ['solutions/<lab>/<file>:line', ...])."""
     all_labs = [labs.load(s) for s in labs.slugs()]
     editable = {f"labs/{lab.slug}/{rel}" for lab in all_labs for rel in lab.editable}
-    public = [_read(os.path.join(ROOT, f)) for f in tree
+    public = [read_text(os.path.join(ROOT, f)) for f in tree
               if f.endswith(PUBLIC_CODE) and f not in editable]
     sol_root = os.path.join(ROOT, "solutions")
     solution, skeleton = {}, {}
@@ -222,8 +215,8 @@ def distinctive_windows(tree: list[str], n: int = WINDOW) -> dict[tuple[str, ...
         for f in files:
             if f.endswith((".c", ".h", ".cu")):
                 rel = os.path.relpath(os.path.join(d, f), sol_root)
-                solution[rel] = _read(os.path.join(d, f))
-                skeleton[rel] = _read(os.path.join(labs.LABS_DIR, rel))
+                solution[rel] = read_text(os.path.join(d, f))
+                skeleton[rel] = read_text(os.path.join(labs.LABS_DIR, rel))
     return {w: [f"solutions/{src}" for src in srcs]
             for w, srcs in solution_windows(solution, skeleton, public, n).items()}
 
