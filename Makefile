@@ -136,7 +136,7 @@ portability:
 	  $$py tools/portability.py $(if $(ROOTS),--roots "$(ROOTS)") $(if $(PLATFORMS),--platforms "$(PLATFORMS)") $(if $(filter command line,$(origin LABS)),--labs "$(LABS)")
 
 # The project's own tests (grader/tests/pytest.ini): all of them, one lab's (LAB=NN), or the fast tier.
-PYTEST_SELECT = $(if $(LAB),$(foreach l,$(LAB),--lab $(l)))
+PYTEST_SELECT = $(foreach l,$(LAB),--lab $(l))
 test check:
 	@[ -d grader/tests ] || { echo "mlmem: make $@ needs the course repository (this student tree has no grader/tests)"; exit 2; }
 	@$(DEPS_OK) --test
