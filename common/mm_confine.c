@@ -1,5 +1,6 @@
 /* Confinement of code under test with Landlock and seccomp (see mm_confine.h). */
 #include "mm_confine.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
@@ -53,7 +54,28 @@ static int allow(int ruleset, const char *path, uint64_t rights)
     return rc ? -errno : 0;
 }
 
-/* Landlock: writes beneath `writable` and to /dev/null only. 0, 1 (no Landlock here), -errno. */
+/* The GPU's device files: a CUDA program opens /dev/nvidiactl, /dev/nvidia0, /dev/nvidia-uvm
+ * (and /dev/nvidia-caps/, /dev/dri/ for some drivers) read-write; without these rules the runtime
+ * fails to start (cudaErrorOperatingSystem) and the program would run on the emulated device. */
+static int allow_gpu(int ruleset)
+{
+    DIR *dev = opendir("/dev");
+    int rc = 0;
+    for (struct dirent *e; dev && !rc && (e = readdir(dev));) {
+        char path[300];
+        if (strncmp(e->d_name, "nvidia", 6) || e->d_type == DT_DIR)
+            continue;
+        snprintf(path, sizeof path, "/dev/%s", e->d_name);
+        rc = allow(ruleset, path, LANDLOCK_ACCESS_FS_WRITE_FILE);
+    }
+    if (dev)
+        closedir(dev);
+    return rc ?: allow(ruleset, "/dev/nvidia-caps", LANDLOCK_ACCESS_FS_WRITE_FILE) ?:
+           allow(ruleset, "/dev/dri", LANDLOCK_ACCESS_FS_WRITE_FILE);
+}
+
+/* Landlock: writes beneath `writable`, to /dev/null and to the GPU's device files only. 0, 1 (no
+ * Landlock here), -errno. */
 static int landlock(const char *writable)
 {
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
@@ -66,7 +88,7 @@ static int landlock(const char *writable)
         return -errno;
     int rc = allow(rs, writable, rights);
     if (!rc)
-        rc = allow(rs, "/dev/null", LANDLOCK_ACCESS_FS_WRITE_FILE);
+        rc = allow(rs, "/dev/null", LANDLOCK_ACCESS_FS_WRITE_FILE) ?: allow_gpu(rs);
     if (!rc && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
                 syscall(SYS_landlock_restrict_self, rs, 0)))
         rc = -errno;
@@ -134,10 +156,19 @@ static int seccomp_install(void)
     return rc;
 }
 
+/* Labs with CUDA code link the shim (common/cudaemu/mm_cuda_shim.c), which picks the real GPU or
+ * the emulated device on its first call. The CUDA driver writes files outside the run's folder
+ * while it starts (cuInit fails with CUDA_ERROR_OPERATING_SYSTEM under these Landlock rules), so
+ * the choice is made, and a real GPU started, before confinement: harness code, not code under
+ * test. Elsewhere the symbol is absent and nothing happens. */
+extern int mm_cuda_emulated(void) __attribute__((weak));
+
 int mm_confine(const char *writable, char *why, size_t cap)
 {
     if (!writable)
         return -EINVAL;
+    if (mm_cuda_emulated)
+        (void)mm_cuda_emulated();
     int ll = landlock(writable);
     if (ll < 0) {
         snprintf(why, cap, "Landlock failed: %s", strerror(-ll));

@@ -2,7 +2,8 @@
  * its first instruction (a Check test's child; a benchmark at mm_bench_open), when the grader
  * asks for it (MLMEM_CONFINE=1):
  *   - Landlock: files may be written, created, renamed or removed only beneath one folder (the
- *     run's own) and /dev/null; everything else, /proc/self/mem included, is read-only;
+ *     run's own), /dev/null and the GPU's device files (/dev/nvidia*); everything else,
+ *     /proc/self/mem included, is read-only;
  *   - seccomp (libseccomp): no ptrace or process_vm_*, no signals to other processes, no
  *     executable mappings (mmap/mprotect with PROT_EXEC), no exec, no personality changes.
  * Both are inherited by every thread and child the code starts, and cannot be lifted. */

@@ -81,3 +81,52 @@ MM_TEST(test_confine_writes_only_in_its_folder)
     ck_assert(open("/dev/null", O_WRONLY) >= 0);
 }
 MM_END_TEST
+
+/* A lab with CUDA code links the shim, whose mm_cuda_emulated() picks the device and starts a
+ * real GPU's driver; that driver writes files outside the run's folder while it starts, so
+ * mm_confine must call it first. Here a stand-in records whether seccomp was on at the call. */
+static int hook_calls = 0, hook_seccomp = -1;
+
+static int seccomp_mode(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    int mode = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Seccomp: %d", &mode) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return mode;
+}
+
+int mm_cuda_emulated(void)
+{
+    hook_calls++;
+    hook_seccomp = seccomp_mode();
+    return 1;
+}
+
+MM_TEST(test_confine_starts_cuda_first)
+{
+    char dir[64];
+    confined(dir, sizeof dir);
+    ck_assert_int_eq(hook_calls, 1);
+    ck_assert_msg(hook_seccomp == 0, "the CUDA device was chosen after confinement (seccomp "
+                  "mode %d at the call): a real GPU's driver cannot start there", hook_seccomp);
+    ck_assert_int_eq(seccomp_mode(), 2);
+}
+MM_END_TEST
+
+MM_TEST(test_confine_lets_the_gpu_open)
+{
+    char dir[64];
+    if (access("/dev/nvidiactl", F_OK) != 0)
+        MM_SKIP("no GPU driver here (/dev/nvidiactl)");
+    if (confined(dir, sizeof dir) == 1)
+        MM_SKIP("this kernel has no Landlock: file writes are not confined");
+    int fd = open("/dev/nvidiactl", O_RDWR);
+    ck_assert_msg(fd >= 0, "/dev/nvidiactl cannot be opened read-write: %s", strerror(errno));
+    close(fd);
+}
+MM_END_TEST
