@@ -19,6 +19,7 @@
 #define TEXT(x) #x
 #define NUMBER_TEXT(x) TEXT(x)
 #define REPS 15
+#define PLACEMENTS 5 /* fresh allocators a timed metric takes the median of (timed_metric) */
 #define WARMUP 1
 /* The gate: one step of raw calls on the device must take at least this many times as long as
  * the same calls on a device that models no latency (its own bookkeeping, about what a cached
@@ -306,34 +307,73 @@ static void finish(step_case_t *c)
     replay_fini(&c->r);
 }
 
-static void timed_metric(mm_json_t *j, const char *name, const ca_trace_t *t,
-                         const ca_backend_t *base_be, const ca_backend_t *your_be,
-                         const ca_simdev_t *your_dev, unsigned reps, const char *what)
+/* One timed placement: a fresh baseline and a fresh allocator of yours, `reps` paired rounds of
+ * the last step, then one more pass of your step, checked, so that speed cannot come from wrong
+ * answers. 0 with *got filled; -errno (*yours_failed: on your side); 1 with `why` set when the
+ * checked pass found a wrong answer. */
+typedef struct {
+    double ratio, t_base, t_yours;
+} timing_t;
+
+static int time_once(const ca_trace_t *t, const ca_backend_t *base_be,
+                     const ca_backend_t *your_be, const ca_simdev_t *your_dev, unsigned reps,
+                     timing_t *got, int *yours_failed, char *why, size_t cap)
 {
     step_case_t base, yours;
     memset(&yours, 0, sizeof yours);
     int rc = prepare(&base, t, base_be, 0);
-    int rc2 = rc == 0 ? prepare(&yours, t, your_be, 1) : -ECANCELED;
-    double ratio = 0, tb = 0, ty = 0;
+    int rc2 = rc == 0 ? prepare(&yours, t, your_be, 1) : 0;
     if (rc == 0 && rc2 == 0) {
         mm_bench_case_t cb = { "raw calls", run_step, &base }, cy = { "yours", run_step, &yours };
-        rc = mm_bench_paired_ratio(&cb, &cy, WARMUP, reps, &ratio, &tb, &ty);
+        rc = mm_bench_paired_ratio(&cb, &cy, WARMUP, reps, &got->ratio, &got->t_base,
+                                   &got->t_yours);
     }
-    const char *why = NULL;
-    if (rc != 0 || rc2 != 0 || base.rc != 0 || yours.rc != 0) {
-        int err = rc2 && rc2 != -ECANCELED ? rc2 : yours.rc ? yours.rc : rc ? rc : base.rc;
-        mm_bench_failf(j, name, "%s failed: %s", rc2 || yours.rc ? "your allocator" :
-                       "the baseline", strerror(-err));
-    } else if ((why = replay_checked(&yours.r, yours.a, your_dev, yours.begin, yours.end,
-                                     NULL))) {
-        /* one more pass of the step, checked, so that speed cannot come from wrong answers */
-        mm_bench_fail(j, name, why);
-    } else {
-        mm_bench_speedup(j, name, ratio, "raw calls", tb, ty, reps, "%s, %zu trace ops per step",
-                         what, yours.end - yours.begin);
+    *yours_failed = rc2 != 0 || yours.rc != 0;
+    rc = rc2 ? rc2 : yours.rc ? yours.rc : rc ? rc : base.rc;
+    const char *wrong = rc ? NULL : replay_checked(&yours.r, yours.a, your_dev, yours.begin,
+                                                   yours.end, NULL);
+    if (wrong) {
+        snprintf(why, cap, "%s", wrong);
+        rc = 1;
     }
     finish(&yours);
     finish(&base);
+    return rc;
+}
+
+/* A timed metric over `placements` fresh allocators, each timed alone (time_once); reports the
+ * median. How fast the same code runs depends on where its data lands in memory: on one 2-vCPU
+ * AMD EPYC VM the reference's speed-up over 5 fresh allocators in one process ranged 30.5-54.7x,
+ * and across processes 35-72x, about as wide. Their median is what one program reports; a
+ * single placement could score the reference at half of itself. */
+static void timed_metric(mm_json_t *j, const char *name, const ca_trace_t *t,
+                         const ca_backend_t *base_be, const ca_backend_t *your_be,
+                         const ca_simdev_t *your_dev, unsigned reps, unsigned placements,
+                         const char *what)
+{
+    double ratio[PLACEMENTS], tb[PLACEMENTS], ty[PLACEMENTS];
+    char why[200] = "";
+    for (unsigned k = 0; k < placements && k < PLACEMENTS; k++) {
+        timing_t got = { 0, 0, 0 };
+        int yours_failed = 0;
+        int rc = time_once(t, base_be, your_be, your_dev, reps, &got, &yours_failed, why,
+                           sizeof why);
+        if (rc > 0) {
+            mm_bench_fail(j, name, why);
+            return;
+        }
+        if (rc < 0) {
+            mm_bench_failf(j, name, "%s failed: %s",
+                           yours_failed ? "your allocator" : "the baseline", strerror(-rc));
+            return;
+        }
+        ratio[k] = got.ratio, tb[k] = got.t_base, ty[k] = got.t_yours;
+    }
+    size_t n = placements < PLACEMENTS ? placements : PLACEMENTS;
+    mm_bench_speedup(j, name, mm_median(ratio, n), "raw calls", mm_median(tb, n),
+                     mm_median(ty, n), reps, "%s, %zu trace ops per step; median of %zu fresh "
+                     "allocators", what, t->step_begin[t->nsteps + 1] - t->step_begin[t->nsteps],
+                     n);
 }
 
 /* A raw-call replay of the trace's last step on a fresh device with `latency_ns` per call. */
@@ -395,7 +435,7 @@ static void bench_timed(mm_json_t *j, const ca_trace_t *t, double *gate)
         ca_backend_t bb, by;
         ca_simdev_backend(db, &bb);
         ca_simdev_backend(dy, &by);
-        timed_metric(j, "alloc_free_speedup", t, &bb, &by, dy, REPS,
+        timed_metric(j, "alloc_free_speedup", t, &bb, &by, dy, REPS, PLACEMENTS,
                      "simulated device, " NUMBER_TEXT(LATENCY_US) " us per raw call");
     }
     ca_simdev_destroy(db);
@@ -429,7 +469,7 @@ static void bench_cuda(mm_json_t *j)
         ca_backend_t bb, by;
         ca_cudadev_backend(db, &bb);
         ca_cudadev_backend(dy, &by);
-        timed_metric(j, "cuda_alloc_free_speedup", &t, &bb, &by, NULL, 9,
+        timed_metric(j, "cuda_alloc_free_speedup", &t, &bb, &by, NULL, 9, 3,
                      "cudaMalloc/cudaFree on GPU 0");
     }
     ca_cudadev_destroy(db);
