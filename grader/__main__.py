@@ -9,7 +9,7 @@ import os
 import signal
 import sys
 
-from . import build, labs, report, submission
+from . import build, handin, labs, report, settings, submission
 from .config import ConfigError
 from .grade import GRADE_DIR, Grading
 
@@ -21,17 +21,6 @@ def _folder(path: str | None, what: str) -> str | None:
     return path
 
 
-def staff_seed() -> str | None:
-    """MLMEM_STAFF_SEED: the course staff's seed for the randomized tests, which the grader
-    passes on without printing it. MLMEM_SECRET_SEED, its old name, still works, with a note."""
-    seed = os.environ.get("MLMEM_STAFF_SEED")
-    if not seed and os.environ.get("MLMEM_SECRET_SEED"):
-        print("mlmem: MLMEM_SECRET_SEED is now called MLMEM_STAFF_SEED; the old name will go",
-              file=sys.stderr)
-        seed = os.environ["MLMEM_SECRET_SEED"]
-    return seed or None
-
-
 def grade_labs(lab_id: str | None, out=print) -> list[labs.Lab]:
     """The labs `grade --lab` names: a number, 'all' (or none: every lab), or 'last' (what a
     student's `make grade` without LAB passes): the lab built last with `make labNN`, said so;
@@ -40,8 +29,7 @@ def grade_labs(lab_id: str | None, out=print) -> list[labs.Lab]:
         return labs.select(None)
     if lab_id != "last":
         return labs.select(lab_id)
-    from .handin import last_touched
-    found = last_touched(graded=False)
+    found = handin.last_touched(graded=False)
     if not found:
         out("mlmem: grading every lab: you have built none yet (`make labNN` builds one; "
             "`make grade` then grades that one, `make grade LAB=NN` any one)")
@@ -54,12 +42,13 @@ def grade_labs(lab_id: str | None, out=print) -> list[labs.Lab]:
 
 def cmd_grade(a) -> int:
     _folder(a.submission, "submission")
-    a.hidden = _folder(a.hidden or os.environ.get("MLMEM_HIDDEN_TESTS"), "hidden-tests")
+    env = settings.current()
+    a.hidden = _folder(a.hidden or env.hidden_tests, "hidden-tests")
     chosen = grade_labs(a.lab)
     a.submission = submission.resolve(a.submission, chosen, build.hold_dir(
         os.path.join(GRADE_DIR, "loose"), "files")) or a.submission
-    secret = staff_seed()
-    g = Grading(a.submission, secret or a.seed or os.environ.get("MLMEM_SEED"),
+    secret = env.staff_seed
+    g = Grading(a.submission, secret or a.seed or env.seed,
                 results_dir=a.out or GRADE_DIR, secret=bool(secret),
                 hidden_dir=a.hidden, parts=a.parts)
     items = g.run(chosen)
@@ -206,6 +195,7 @@ def main(argv=None) -> int:
     h.set_defaults(fn=cmd_hint)
     a = p.parse_args(argv)
     try:
+        settings.current(warn=lambda line: print(line, file=sys.stderr))  # a bad value: stop now
         return a.fn(a)
     except ConfigError as e:
         print(f"mlmem: {e}", file=sys.stderr)

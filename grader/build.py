@@ -20,6 +20,9 @@ from .labs import ROOT, Lab
 
 BUILD_DIR = os.path.join(ROOT, "build")
 REFERENCE_DIR = os.path.join(BUILD_DIR, "reference")   # the reference's builds: no tag reaches it
+GRADE_DIR = os.path.join(BUILD_DIR, "grade")           # the grader's builds (<tag>/<slug><flags>/)
+                                                       # and its results (grade.py)
+LABS_BUILD_DIR = os.path.join(BUILD_DIR, "labs")       # `make labNN`: <slug><FLAGS_TAG>/ (Makefile)
 STUDENT_OBJ = os.path.join("student-obj", "student.o")  # in a build's out folder: what step 1 made
 # What the untrusted compile step may use: far more than the labs need, far less than the machine.
 STUDENT_BUILD = sandbox.Limits(timeout_s=300, address_space_mb=None, data_mb=2048, cpu_s=120,
@@ -195,7 +198,7 @@ def build(lab: Lab, submission: str, variant: str = "", werror: bool = False,
     """Stages and builds with $CC (default cc); `variant` is '' or a sanitizer ('asan', 'ubsan',
     'tsan'). private: the reference's build (kept in REFERENCE_DIR, readable by this user only:
     the programs the grader runs as another user must not read it)."""
-    parent = REFERENCE_DIR if private else os.path.join(BUILD_DIR, "grade")
+    parent = REFERENCE_DIR if private else GRADE_DIR
     base = hold_dir(parent if private else os.path.join(parent, tag or submission_tag(submission)),
                     lab.slug + flags_tag(variant, werror))
     stage_dir, out_dir = os.path.join(base, "stage"), os.path.join(base, "out")
@@ -232,3 +235,34 @@ def first_errors(log: str, n: int = 8) -> str:
             or l.startswith(("mlmem: the build", "src/"))
             or re.match(r"\S+\.c: error: ", l) or "undefined reference" in l]
     return "\n".join(errs[:n]) if errs else "\n".join(log.strip().splitlines()[-n:])
+
+
+# ---- the build folders of one lab, for `make handin` and `make grade` without LAB --------------
+
+def _listdir(path: str) -> list[str]:
+    try:
+        return sorted(os.listdir(path))
+    except OSError:
+        return []
+
+
+def _of_lab(parent: str, slug: str) -> list[str]:
+    """parent/<slug> and parent/<slug>-<flags>, <slug>~2 ... (hold_dir), that exist."""
+    return [os.path.join(parent, d) for d in _listdir(parent)
+            if d == slug or d.startswith((slug + "-", slug + "~"))]
+
+
+def made_dirs(slug: str) -> list[str]:
+    """The folders `make labNN` built this lab into, with any flags: build/labs/<slug>/,
+    build/labs/<slug>-asan/, ... Each holds `made` (the flags; the Makefile writes it on every
+    `make labNN`) and check_lab."""
+    return _of_lab(LABS_BUILD_DIR, slug)
+
+
+def graded_dirs(slug: str, tag: str | None = None) -> list[str]:
+    """The grader's build folders of this lab that hold a staged submission
+    (build/grade/<tag>/<slug><flags>/stage): of submission `tag` (submission_tag's name), or
+    without it of every submission a student graded (not calibration's)."""
+    tags = [tag] if tag else [t for t in _listdir(GRADE_DIR) if not t.startswith("calibrate")]
+    return [d for t in tags for d in _of_lab(os.path.join(GRADE_DIR, t), slug)
+            if os.path.isdir(os.path.join(d, "stage"))]

@@ -9,7 +9,12 @@ from . import bench, build, checkrun, hidden, html_report, hw, isolation, report
 from .labs import Lab
 from .results import FAILED, SKIPPED, Item
 
-GRADE_DIR = os.path.join(build.BUILD_DIR, "grade")
+GRADE_DIR = build.GRADE_DIR
+
+
+def table_path(results_dir: str, lab_id: str) -> str:
+    """Where a grading run leaves a lab's score table as it printed it (`make handin` takes it)."""
+    return os.path.join(results_dir, f"lab{lab_id}.txt")
 
 
 class Grading:
@@ -154,6 +159,7 @@ class Grading:
 
     def run(self, labs: list[Lab]) -> list[Item]:
         iso = isolation.current()
+        hw.facts()  # the machine is probed (hwinfo built and run) here, before any lab, not mid-way
         if not iso.for_credit:
             self.out(f"mlmem: NOT FOR CREDIT: student code runs unconfined here ({iso.lacking}); "
                      "course staff grade as root or where bubblewrap works, on the CPU's own "
@@ -163,8 +169,11 @@ class Grading:
             self.notes.append(f"isolation: {iso.describe()}")
         for lab in labs:
             mine = self.grade_lab(lab)
-            self.out(report.lab_summary(lab.id, mine, self.info.get(lab.id),
-                                        hint=lab.id not in self.no_hint))
+            hint = lab.id not in self.no_hint
+            self.out(report.lab_summary(lab.id, mine, self.info.get(lab.id), hint=hint))
+            table = report.lab_table(lab.id, [i for i in self.items if i.lab == lab.id],
+                                     self.info.get(lab.id), hint=hint)
+            report.write_text(table_path(self.results_dir, lab.id), table + "\n")
         self.save(True)
         self.out("\nTOTAL " + report.total_phrase(
             *report.totals(self.items), ": hardware this machine lacks, or effects this run "

@@ -26,12 +26,11 @@ import subprocess
 import sys
 import tarfile
 
-from . import labs
-from .labs import ROOT, Lab, LabError
+from . import build, grade, labs, report
+from .build import GRADE_DIR
 from .files import read_text
+from .labs import ROOT, Lab, LabError
 from .submission import ANSWERS, TIMELOG
-BUILD = os.path.join(ROOT, "build")
-GRADE_DIR = os.path.join(BUILD, "grade")
 
 
 class HandinError(Exception):
@@ -56,14 +55,13 @@ def _newest(paths: list[str]) -> float:
 def _built(slug: str) -> tuple[float, str]:
     """When `make labNN` last ran for this lab, with any flags, and those flags ('SAN=asan'): the
     newest stamp (`made`, which the Makefile writes even when nothing needs rebuilding) or test
-    program in build/labs/<slug>/ and build/labs/<slug>-<flags>/ (SAN=asan: <slug>-asan/)."""
+    program among its build folders (build.made_dirs)."""
     best = (0.0, "")
-    for d in _listdir(os.path.join(BUILD, "labs")):
-        if d == slug or d.startswith(slug + "-"):
-            stamp = os.path.join(BUILD, "labs", d, "made")
-            when = _newest([stamp, os.path.join(BUILD, "labs", d, "check_lab")])
-            if when > best[0]:
-                best = (when, read_text(stamp).strip())
+    for d in build.made_dirs(slug):
+        stamp = os.path.join(d, "made")
+        when = _newest([stamp, os.path.join(d, "check_lab")])
+        if when > best[0]:
+            best = (when, read_text(stamp).strip())
     return best
 
 
@@ -76,7 +74,8 @@ def last_touched(graded: bool = True) -> tuple[Lab, str] | None:
         built, flags = _built(slug)
         found = [(built, f"make lab{slug[3:5]}" + (f" {flags}" if flags else ""))]
         if graded:
-            done = _newest([os.path.join(d, "out", "check_lab") for d in _stages(slug, "labs")])
+            done = _newest([os.path.join(d, "out", "check_lab")
+                            for d in build.graded_dirs(slug, "labs")])
             found.append((done, f"make grade LAB={slug[3:5]}"))
         for when, how in found:
             if when and (best is None or when > best[0]):
@@ -102,26 +101,6 @@ def choose(lab_id: str | None) -> tuple[Lab, str]:
 
 # ---- the grade of exactly these files ---------------------------------------------------------
 
-def _stages(slug: str, tag: str | None = None) -> list[str]:
-    """Build folders of the grader for this lab (build/grade/<tag>/<slug>[-variant]), those of
-    submissions the student graded: not the reference's nor calibration's."""
-    out = []
-    tags = [tag] if tag else [t for t in _listdir(GRADE_DIR)
-                              if t != "reference" and not t.startswith("calibrate")]
-    for t in tags:
-        for d in _listdir(os.path.join(GRADE_DIR, t)):
-            if d == slug or d.startswith(slug + "-"):
-                out.append(os.path.join(GRADE_DIR, t, d))
-    return [d for d in out if os.path.isdir(os.path.join(d, "stage"))]
-
-
-def _listdir(path: str) -> list[str]:
-    try:
-        return sorted(os.listdir(path))
-    except OSError:
-        return []
-
-
 def _same(a: str, b: str) -> bool:
     try:
         with open(a, "rb") as fa, open(b, "rb") as fb:
@@ -142,7 +121,8 @@ def latest_grade(lab: Lab, grade_dir: str = GRADE_DIR) -> tuple[dict | None, str
     mine = [t for t in res.get("tests", []) if t.get("name", "").startswith(f"lab{lab.id} / ")]
     if not mine:
         return None, f"the latest `make grade` did not grade lab {lab.id}"
-    stages = sorted(_stages(lab.slug), key=lambda d: os.path.getmtime(os.path.join(d, "stage")))
+    stages = sorted(build.graded_dirs(lab.slug),
+                    key=lambda d: os.path.getmtime(os.path.join(d, "stage")))
     if not stages or os.path.basename(os.path.dirname(stages[-1])) != "labs":
         return None, f"the latest grade of lab {lab.id} was not of your files in labs/"
     stage = os.path.join(stages[-1], "stage")
@@ -155,29 +135,19 @@ def latest_grade(lab: Lab, grade_dir: str = GRADE_DIR) -> tuple[dict | None, str
     return {**res, "tests": mine}, ""
 
 
-def summary_text(lab: Lab, res: dict, when: str) -> str:
-    """The grade as a table, as `make grade` printed it."""
-    mark = {"passed": "PASS", "failed": "FAIL"}
-    lines = [f"lab {lab.id}  {lab.title}: make grade LAB={lab.id}, {when}", ""]
-    score = most = 0.0
-    skipped = 0
-    for t in res["tests"]:
-        name = t["name"].split(" / ", 1)[1]
-        first = (t.get("output") or "").strip().splitlines()[:1]
-        most += t["max_score"]
-        if "status" in t:
-            score += t["score"]
-            pts = f"{t['score']:g}/{t['max_score']:g}"
-            m = mark.get(t["status"], t["status"].upper())
-            m = "PART" if m == "FAIL" and t["score"] > 0 else m
-        else:
-            skipped += 1
-            pts, m = "  -  ", "SKIP"
-        why = "" if m == "PASS" and not name.startswith("performance:") else (first or [""])[0]
-        lines.append(f"  {m}  {name:<48} {pts:>9}  {why[:160]}".rstrip())
-    lines += ["", f"TOTAL {round(score, 2):g}/{round(most, 2):g}" +
-              (f"  ({skipped} skipped: not yet measured)" if skipped else "")]
-    return "\n".join(lines) + "\n"
+def summary_text(lab: Lab, res: dict, when: str, grade_dir: str = GRADE_DIR) -> str:
+    """The grade as `make grade` printed it: the lab's score table, which the grading run left
+    beside results.json (grade.table_path)."""
+    table = read_text(grade.table_path(grade_dir, lab.id)).rstrip("\n")
+    return f"lab {lab.id}  {lab.title}: make grade LAB={lab.id}, {when}\n\n{table}\n"
+
+
+def total_line(lab: Lab, res: dict) -> str:
+    """'TOTAL 60/90', as `make grade` says it, from the lab's figures in results.json
+    (extra_data.labs)."""
+    mine = ((res.get("extra_data") or {}).get("labs") or {}).get(lab.id) or {}
+    return "TOTAL " + report.total_phrase(mine.get("score", 0), mine.get("max_score", 0),
+                                          mine.get("skipped_points", 0))
 
 
 def run_grade(lab: Lab) -> int:
@@ -266,10 +236,9 @@ def make(lab_id: str | None, dest_dir: str | None, grade: bool = True, out=print
     if res is not None:
         when = datetime.datetime.fromtimestamp(os.path.getmtime(
             os.path.join(GRADE_DIR, "results.json"))).strftime("%Y-%m-%d %H:%M")
-        text = summary_text(lab, res, when)
-        files["grade.txt"] = text.encode()
+        files["grade.txt"] = summary_text(lab, res, when).encode()
         files["grade.json"] = (json.dumps(res, indent=2) + "\n").encode()
-        grade_line = f"{text.rstrip().splitlines()[-1]} (grade.txt, grade.json: {when})"
+        grade_line = f"{total_line(lab, res)} (grade.txt, grade.json: {when})"
     else:
         grade_line = (f"none: {not_graded}; run `make grade LAB={lab.id}` and then "
                       f"`make handin LAB={lab.id}` again")

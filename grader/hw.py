@@ -10,7 +10,7 @@ import re
 import shutil
 import subprocess
 
-from . import sandbox
+from . import sandbox, settings
 from .files import read_text
 from .labs import ROOT
 
@@ -44,6 +44,8 @@ def _limit_to_quota(f: dict, quota: float | None) -> dict:
 
 @functools.cache
 def facts() -> dict:
+    """What this machine has (hwinfo --json: cores, caches, NUMA nodes, CUDA devices), probed once
+    per process: the first call builds and runs hwinfo, which Grading.run does before any lab."""
     return _limit_to_quota(_probe(), cpu_quota())
 
 
@@ -113,9 +115,10 @@ def cuda_note(lab) -> str | None:
     or MLMEM_CUDA=emulate), the line the report prints; None where they use a real GPU."""
     if not uses_cuda(lab):
         return None
-    if os.environ.get("MLMEM_CUDA") == "emulate":
+    mode = settings.current().cuda
+    if mode == "emulate":
         return "CUDA: emulated device (MLMEM_CUDA=emulate)"
-    if os.environ.get("MLMEM_CUDA") != "real" and facts().get("cuda_devices", 0) < 1:
+    if mode != "real" and facts().get("cuda_devices", 0) < 1:
         return f"CUDA: emulated device ({facts().get('cuda_status', 'no usable GPU')})"
     return None
 

@@ -18,7 +18,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from . import hostenv
+from . import hostenv, settings
 
 # System folders a student program may read (those that exist), mounted read-only at their own
 # paths; on merged-/usr systems /bin, /lib, ... are symbolic links and are made links again.
@@ -98,7 +98,7 @@ def bwrap_args(run_dir: str, cwd: str, env: dict[str, str],
 
 def _namespaces_refused() -> str | None:
     """None when bubblewrap can start a program here, else why not."""
-    if os.environ.get("MLMEM_NO_NAMESPACES") == "1":
+    if settings.current().no_namespaces:
         return "MLMEM_NO_NAMESPACES=1"
     if not bwrap_path():
         return "bubblewrap (bwrap) is not installed"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from . import config, thresholds
+from . import config, settings, thresholds
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LABS_DIR = os.path.join(ROOT, "labs")
@@ -191,16 +191,11 @@ def _calibrated(key: str, metrics: list[Metric]):
                            "(higher/lower is better) around")
 
 
-def _test_timeout(limits: dict, where: str) -> float:
-    """[limits] test_timeout_s, or MLMEM_TEST_TIMEOUT_S where it is set (the grader's own tests)."""
-    own = config.get(limits, "test_timeout_s", float, where, 10.0)
-    env = os.environ.get("MLMEM_TEST_TIMEOUT_S")
-    if not env:
-        return own
-    try:
-        return float(env)
-    except ValueError:
-        raise LabError(f"MLMEM_TEST_TIMEOUT_S must be a number of seconds, not {env!r}") from None
+def _timeout(limits: dict, key: str, where: str, default: float, env: float | None) -> float:
+    """[limits] `key`, or the setting that replaces it where it is set (MLMEM_TEST_TIMEOUT_S,
+    MLMEM_BENCH_TIMEOUT_S: the grader's own tests of hangs)."""
+    own = config.get(limits, key, float, where, default)
+    return own if env is None else env
 
 
 def _lab(t: dict, path: str) -> tuple[str, list[str], bool]:
@@ -225,11 +220,13 @@ def load(slug: str) -> Lab:
     limits = config.get(t, "limits", dict, path, {})
     where = f"{path}: [limits]"
     config.check_keys(limits, LIMIT_KEYS, where)
+    env = settings.current()
     return Lab(id=slug[3:5], slug=slug, title=title, editable=editable,
                tests=entries(t, "tests", read_test, path), metrics=metrics,
                requires=_requires(t, path, ": [requires]"),
-               test_timeout_s=_test_timeout(limits, where),
-               bench_timeout_s=config.get(limits, "bench_timeout_s", float, where, 120.0),
+               test_timeout_s=_timeout(limits, "test_timeout_s", where, 10.0, env.test_timeout_s),
+               bench_timeout_s=_timeout(limits, "bench_timeout_s", where, 120.0,
+                                        env.bench_timeout_s),
                address_space_mb=config.get(limits, "address_space_mb", int, where, 4096) or None,
                threaded=threaded, plots=entries(t, "plots", _plot, path))
 

@@ -16,7 +16,8 @@ from .results import FAILED, PARTIAL, PASSED, SKIPPED, Item
 MARK = {PASSED: "PASS", FAILED: "FAIL", PARTIAL: "PART", SKIPPED: "SKIP"}
 
 
-def _atomic_write(path: str, text: str):
+def write_text(path: str, text: str):
+    """Writes text to path whole or not at all (a temporary file renamed)."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
@@ -108,6 +109,13 @@ def total_phrase(score: float, most: float, skipped: float, why: str = "") -> st
     return f"{score:g}/{most:g} ({skipped:g} points not yet measured{why})"
 
 
+def lab_table(lab_id: str, items: list[Item], info: dict | None = None,
+              hint: bool = True) -> str:
+    """A lab's part of the score table as `make grade` prints it: each item's line, then
+    lab_summary's."""
+    return "\n".join([item_line(i) for i in items] + [lab_summary(lab_id, items, info, hint)])
+
+
 def lab_summary(lab_id: str, items: list[Item], info: dict | None = None,
                 hint: bool = True) -> str:
     """The lines closing a lab in the score table: the benchmark's info, the lab's total, and
@@ -195,7 +203,7 @@ def results_json(items: list[Item], elapsed_s: float, output: str, done: bool,
 
 def write_results(path: str, items: list[Item], elapsed_s: float, output: str, done: bool,
                   info: dict[str, dict] | None = None):
-    _atomic_write(path, json.dumps(results_json(items, elapsed_s, output, done, info), indent=2)
+    write_text(path, json.dumps(results_json(items, elapsed_s, output, done, info), indent=2)
                   + "\n")
 
 
@@ -213,4 +221,4 @@ def write_junit(path: str, items: list[Item]):
             elif i.status != PASSED:
                 why = shown_output(i)
                 ET.SubElement(case, "failure", message=_first_line(why, 500)).text = why
-    _atomic_write(path, ET.tostring(root, encoding="unicode") + "\n")
+    write_text(path, ET.tostring(root, encoding="unicode") + "\n")

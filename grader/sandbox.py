@@ -23,13 +23,13 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from . import isolation
+from . import isolation, settings
 
 # Uids used for nothing else, so that killing "all its processes" kills only the student's. A
-# run takes one of UID_SLOTS uids from UID_BASE on for as long as it has processes, and only one
-# that no process on this kernel has (_claim): graders side by side, in other containers or
-# chroots or with other temporary folders, never share a uid nor kill each other's runs.
-UID_BASE = int(os.environ.get("MLMEM_SANDBOX_UID", "64987"))
+# run takes one of UID_SLOTS uids from the first (MLMEM_SANDBOX_UID, grader/settings.py) on for as
+# long as it has processes, and only one that no process on this kernel has (_claim): graders side
+# by side, in other containers or chroots or with other temporary folders, never share a uid nor
+# kill each other's runs.
 UID_SLOTS = 64
 _last_uid: int | None = None
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -66,13 +66,14 @@ def _base_dir() -> str:
 
 
 def sandbox_uid() -> int:
-    """The uid the last run of this process used (UID_BASE before any run)."""
-    return _last_uid if _last_uid is not None else UID_BASE
+    """The uid the last run of this process used (the first sandbox uid before any run)."""
+    return _last_uid if _last_uid is not None else settings.current().sandbox_uid
 
 
 def _candidates() -> list[int]:
     start = random.randrange(UID_SLOTS)
-    return [UID_BASE + (start + k) % UID_SLOTS for k in range(UID_SLOTS)]
+    first = settings.current().sandbox_uid
+    return [first + (start + k) % UID_SLOTS for k in range(UID_SLOTS)]
 
 
 def _claim(nproc: int):
@@ -405,7 +406,8 @@ def _start(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None,
             except subprocess.SubprocessError:
                 continue   # the uid has processes somewhere on this kernel
         time.sleep(random.uniform(0.05, 0.3))
-    raise UidsBusy(f"all {UID_SLOTS} sandbox uids from {UID_BASE} have processes on this kernel")
+    raise UidsBusy(f"all {UID_SLOTS} sandbox uids from {settings.current().sandbox_uid} have "
+                   "processes on this kernel")
 
 
 def confine(cmd: list[str], cwd: str, env: dict[str, str] | None,

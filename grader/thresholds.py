@@ -17,7 +17,7 @@ import os
 import re
 import statistics
 
-from . import config
+from . import config, settings
 from .config import tomllib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -33,7 +33,7 @@ FIGURE_KEYS = ("min", "median", "max", "runs")
 
 
 def path() -> str:
-    return os.environ.get("MLMEM_THRESHOLDS") or DEFAULT
+    return settings.current().thresholds or DEFAULT
 
 
 def load() -> dict[str, dict[str, dict]]:

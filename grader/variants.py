@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 
-from . import config, labs
+from . import config, labs, settings
 from .labs import ROOT, LabError
 
 SOLUTIONS = os.path.join(ROOT, "solutions")
@@ -17,7 +17,7 @@ def reference_root() -> str:
     """Where the reference solutions the grader scores timed metrics against live: the folder
     MLMEM_REFERENCE names (the Gradescope zip ships them beside the student tree), else
     solutions/ of this repository (absent from a student's released tree)."""
-    return os.environ.get("MLMEM_REFERENCE") or SOLUTIONS
+    return settings.current().reference or SOLUTIONS
 
 
 VARIANT_KEYS = ("description", "metrics_zero", "patch")

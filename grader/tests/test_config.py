@@ -11,7 +11,8 @@ import pytest
 
 from conftest import ROOT
 from grader import __main__ as cli
-from grader import calibrate, config, hidden, labs, release, thresholds, variants
+from grader import calibrate, config, hidden, labs, release, settings, thresholds, variants
+from grader.config import ConfigError
 
 LAB = """\
 [lab]
@@ -314,14 +315,45 @@ def test_a_missing_folder_exits_2(tmp_path):
     assert proc.returncode == 2 and "submission folder" in proc.stderr and not proc.stdout
 
 
-def test_the_staff_seed_and_its_old_name(monkeypatch, capsys):
-    monkeypatch.delenv("MLMEM_STAFF_SEED", raising=False)
-    monkeypatch.delenv("MLMEM_SECRET_SEED", raising=False)
-    assert cli.staff_seed() is None
-    monkeypatch.setenv("MLMEM_SECRET_SEED", "12")
-    assert cli.staff_seed() == "12" and "now called MLMEM_STAFF_SEED" in capsys.readouterr().err
-    monkeypatch.setenv("MLMEM_STAFF_SEED", "34")
-    assert cli.staff_seed() == "34" and capsys.readouterr().err == ""
+def test_the_staff_seed_and_its_old_name():
+    said = []
+    assert settings.from_env({}, said.append).staff_seed is None
+    assert settings.from_env({"MLMEM_SECRET_SEED": "12"}, said.append).staff_seed == "12"
+    assert len(said) == 1 and "now called MLMEM_STAFF_SEED" in said[0]
+    both = {"MLMEM_SECRET_SEED": "12", "MLMEM_STAFF_SEED": "34"}
+    assert settings.from_env(both, said.append).staff_seed == "34" and len(said) == 1
+
+
+@pytest.mark.parametrize("name,value", [("MLMEM_TEST_TIMEOUT_S", "ten"),
+                                        ("MLMEM_BENCH_TIMEOUT_S", "ten"),
+                                        ("MLMEM_BENCH_TIMEOUT_S", "0"),
+                                        ("MLMEM_BENCH_TIMEOUT_S", "-5"),
+                                        ("MLMEM_TEST_TIMEOUT_S", "nan"),
+                                        ("MLMEM_CUDA", "gpu"),
+                                        ("MLMEM_SANDBOX_UID", "0"),
+                                        ("MLMEM_SANDBOX_UID", "abc")])
+def test_a_bad_setting_is_named(name, value):
+    with pytest.raises(ConfigError) as e:
+        settings.from_env({name: value})
+    assert name in str(e.value) and repr(value) in str(e.value)
+
+
+def test_settings_replace_the_labs_limits(lab_dir, monkeypatch):
+    monkeypatch.setenv("MLMEM_TEST_TIMEOUT_S", "3")
+    monkeypatch.setenv("MLMEM_BENCH_TIMEOUT_S", "7.5")
+    lab = labs.load(lab_dir(LAB))
+    assert (lab.test_timeout_s, lab.bench_timeout_s) == (3.0, 7.5)
+    monkeypatch.delenv("MLMEM_TEST_TIMEOUT_S")
+    monkeypatch.delenv("MLMEM_BENCH_TIMEOUT_S")
+    lab = labs.load(lab_dir(LAB))
+    assert (lab.test_timeout_s, lab.bench_timeout_s) != (3.0, 7.5)
+
+
+def test_a_bad_setting_stops_the_grader_before_any_work():
+    env = {**os.environ, "MLMEM_BENCH_TIMEOUT_S": "soon"}
+    proc = subprocess.run([sys.executable, "-m", "grader", "grade", "--lab", "01"], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "MLMEM_BENCH_TIMEOUT_S" in proc.stderr and not proc.stdout
 
 
 def test_no_make_variable_carries_a_trailing_comment():

@@ -13,7 +13,8 @@ import time
 import pytest
 
 from conftest import ROOT
-from grader import labs, release, submission
+from grader import grade, labs, release, report, submission
+from grader.results import FAILED, PASSED, SKIPPED, Item
 
 pytestmark = pytest.mark.slow
 
@@ -90,8 +91,8 @@ def test_timelog_and_the_grade_of_this_code_go_in(tree):
     assert set(got) == expected(lab, "timelog.md", "grade.txt", "grade.json")
     assert got[f"{SLUG}/timelog.md"] == b"- Mon: 2 h reading\n"
     text = got[f"{SLUG}/grade.txt"].decode()
-    assert "PASS  test_line_size_matches_os" in text and "TOTAL 2/5" in text, text
-    assert "SKIP  performance: counters_speedup" in text
+    assert "PASS  test_line_size_matches_os" in text and "lab 01 total 2/5" in text, text
+    assert "SKIP  counters_speedup" in text and "test_amat_one_level" not in text
     graded = json.loads(got[f"{SLUG}/grade.json"])
     assert {t["name"] for t in graded["tests"]} == {
         "lab01 / test_line_size_matches_os", "lab01 / test_slots_line_aligned",
@@ -107,21 +108,20 @@ def test_timelog_and_the_grade_of_this_code_go_in(tree):
 
 
 def _fake_grade(tree, lab):
-    """What `make grade LAB=01` leaves: results.json, and the staged copy of the code it graded."""
+    """What `make grade LAB=01` leaves, written by the grader's own writers: results.json, the
+    lab's score table, and the staged copy of the code it graded."""
     stage = tree / "build" / "grade" / "labs" / lab.slug / "stage"
     for rel in lab.editable:
         os.makedirs((stage / rel).parent, exist_ok=True)
         shutil.copyfile(tree / "labs" / lab.slug / rel, stage / rel)
-    tests = [{"name": "lab01 / test_line_size_matches_os", "score": 2, "max_score": 2,
-              "status": "passed", "output": ""},
-             {"name": "lab01 / test_slots_line_aligned", "score": 0, "max_score": 3,
-              "status": "failed", "output": "slot 1 at offset 8\nmore"},
-             {"name": "lab01 / performance: counters_speedup", "score": 0, "max_score": 0,
-              "output": "SKIPPED: needs 2 cores"},
-             {"name": "lab02 / test_amat_one_level", "score": 1, "max_score": 1,
-              "status": "passed", "output": ""}]
-    (tree / "build" / "grade" / "results.json").write_text(json.dumps(
-        {"score": 3, "max_score": 6, "tests": tests, "extra_data": {"complete": True}}))
+    items = [Item("01", "test", "test_line_size_matches_os", 2, 2, PASSED, "passed"),
+             Item("01", "test", "test_slots_line_aligned", 3, 0, FAILED, "slot 1 at offset 8\nmore"),
+             Item("01", "metric", "counters_speedup", 0, 0, SKIPPED, "needs 2 cores"),
+             Item("02", "test", "test_amat_one_level", 1, 1, PASSED, "passed")]
+    results = tree / "build" / "grade"
+    report.write_results(str(results / "results.json"), items, 1.0, "", True)
+    report.write_text(grade.table_path(str(results), "01"),
+                      report.lab_table("01", items[:3]) + "\n")
 
 
 def test_without_lab_the_lab_built_last(tree):

@@ -56,8 +56,8 @@ def _stamp(build_dir, name, age, flags=""):
 
 
 def test_last_built_lab_and_what_it_says(tmp_path, monkeypatch):
-    monkeypatch.setattr(handin, "BUILD", str(tmp_path))
-    monkeypatch.setattr(handin, "GRADE_DIR", str(tmp_path / "grade"))
+    monkeypatch.setattr(build, "LABS_BUILD_DIR", str(tmp_path / "labs"))
+    monkeypatch.setattr(build, "GRADE_DIR", str(tmp_path / "grade"))
     said = []
     assert [l.slug for l in grade_labs("last", said.append)] == labs.slugs()
     assert "grading every lab: you have built none yet" in said[-1] and "make labNN" in said[-1]
