@@ -6,6 +6,7 @@
  * Metric names and thresholds are declared in the lab's lab.toml; the grader scores them. */
 #ifndef MM_BENCH_H
 #define MM_BENCH_H
+#include "mm_attr.h"
 #include <stddef.h>
 #include <stdio.h>
 #include "mm_json.h"
@@ -23,7 +24,7 @@ typedef struct {
  * same machine load, so a busy neighbour moves it less than it moves either time. Also writes
  * each side's median seconds (t_base, t_yours; may be NULL). reps 1..MM_BENCH_MAX_REPS.
  * Returns 0, -EINVAL or -ENOMEM. */
-int mm_bench_paired_ratio(const mm_bench_case_t *base, const mm_bench_case_t *yours,
+MM_MUST_CHECK int mm_bench_paired_ratio(const mm_bench_case_t *base, const mm_bench_case_t *yours,
                           unsigned warmup, unsigned reps, double *ratio, double *t_base,
                           double *t_yours);
 
@@ -42,7 +43,7 @@ typedef struct {
  * t_base / t_ideal >= min_contrast, so a load that comes and goes during the run costs rounds,
  * not points. Fills *g (see mm_bench_gated_t; with no round counted, speedup, vs_ideal and the
  * times are 0). reps 1..MM_BENCH_MAX_REPS. Returns 0, -EINVAL or -ENOMEM. */
-int mm_bench_gated_ratio(const mm_bench_case_t *base, const mm_bench_case_t *ideal,
+MM_MUST_CHECK int mm_bench_gated_ratio(const mm_bench_case_t *base, const mm_bench_case_t *ideal,
                          const mm_bench_case_t *yours, unsigned warmup, unsigned reps,
                          double min_contrast, mm_bench_gated_t *g);
 

@@ -9,6 +9,7 @@
  * Both are inherited by every thread and child the code starts, and cannot be lifted. */
 #ifndef MM_CONFINE_H
 #define MM_CONFINE_H
+#include "mm_attr.h"
 #include <stddef.h>
 
 /* Reads MLMEM_CONFINE (and removes it); call once at start-up. Returns 1 if the grader asked. */
@@ -17,6 +18,6 @@ int mm_confine_wanted(void);
 /* Confines this process (see above) with `writable` the one writable folder. Returns 0 when all
  * is in place; 1 when Landlock is missing from the kernel (seccomp alone: `why` says so); -errno
  * when seccomp could not be installed (nothing is confined: the caller must not go on). */
-int mm_confine(const char *writable, char *why, size_t cap);
+MM_MUST_CHECK int mm_confine(const char *writable, char *why, size_t cap);
 
 #endif

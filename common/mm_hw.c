@@ -160,6 +160,22 @@ int mm_hw_pin_to_core(unsigned k)
     return rc == 0 ? 0 : -errno;
 }
 
+static int first_pin_error; /* mm_hw_try_pin's first failure (-errno), 0 before any */
+
+void mm_hw_try_pin(unsigned k)
+{
+    int rc = mm_hw_pin_to_core(k);
+    int none = 0;
+    if (rc != 0)
+        __atomic_compare_exchange_n(&first_pin_error, &none, rc, 0, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED);
+}
+
+int mm_hw_pin_failed(void)
+{
+    return __atomic_load_n(&first_pin_error, __ATOMIC_RELAXED);
+}
+
 int mm_hw_unpin(void)
 {
     if (!topo_get())

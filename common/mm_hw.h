@@ -3,6 +3,7 @@
  * Thread-safe: the topology is loaded on first use and kept for the life of the process. */
 #ifndef MM_HW_H
 #define MM_HW_H
+#include "mm_attr.h"
 #include <stddef.h>
 
 #define MM_HW_MAX_CACHES 8
@@ -43,7 +44,7 @@ const char *mm_hw_line_source_name(mm_line_source_t from);
 /* Fills `out` with one entry per data/unified cache level (the first cache of each level seen
  * from PU 0), smallest level first. Returns the number of entries (0..max), or -1 if hwloc
  * could not load the topology. */
-int mm_hw_caches(mm_cache_t *out, int max);
+MM_MUST_CHECK int mm_hw_caches(mm_cache_t *out, int max);
 
 /* Physical cores / hardware threads (PUs) this process may run on. At least 1. */
 unsigned mm_hw_cores(void);
@@ -54,13 +55,21 @@ unsigned mm_hw_numa_nodes(void);
 
 /* Fills `out` with the display/3D-class PCI devices from NVIDIA, AMD or Intel that hwloc sees,
  * with their NUMA locality. Returns the count (0..max), or -1 on error. */
-int mm_hw_gpus(mm_gpu_pci_t *out, int max);
+MM_MUST_CHECK int mm_hw_gpus(mm_gpu_pci_t *out, int max);
 
 /* Binds the calling thread to the k-th core (k modulo the core count; cores of different
  * packages are numbered in hwloc's logical order). Returns 0 or a negative errno. */
-int mm_hw_pin_to_core(unsigned k);
+MM_MUST_CHECK int mm_hw_pin_to_core(unsigned k);
 
-/* Removes any binding of the calling thread (binds it to all allowed PUs). Returns 0 or -errno. */
+/* mm_hw_pin_to_core where pinning helps but is not needed (a container may refuse affinity): the
+ * first failure in this process is kept for mm_hw_pin_failed, and the caller goes on unpinned. */
+void mm_hw_try_pin(unsigned k);
+
+/* 0, or the -errno of this process's first failed mm_hw_try_pin (a benchmark reports it). */
+int mm_hw_pin_failed(void);
+
+/* Removes any binding of the calling thread (binds it to all allowed PUs). Returns 0 or -errno:
+ * a failure leaves the thread bound, which only costs it the other cores. */
 int mm_hw_unpin(void);
 
 /* 1 if a CPU emulator runs this program (qemu-user: an aarch64 program on an x86-64 kernel):

@@ -6,6 +6,7 @@
  * Outside the grader (MLMEM_SEAL unset) nothing is sealed: results go where they always went. */
 #ifndef MM_SEAL_H
 #define MM_SEAL_H
+#include "mm_attr.h"
 #include <stddef.h>
 
 #define MM_SEAL_FD 3
@@ -14,7 +15,7 @@
 /* Reads the key (once; call first thing in main) when the grader asked for sealing
  * (MLMEM_SEAL=1, which it then removes). Returns 1 if sealing is on, 0 if not, -errno when the
  * grader asked for it and the key cannot be read (the caller then reports nothing). */
-int mm_seal_init(void);
+MM_MUST_CHECK int mm_seal_init(void);
 
 /* 1 once mm_seal_init found the grader's channel. */
 int mm_seal_on(void);
@@ -22,9 +23,9 @@ int mm_seal_on(void);
 /* Writes one sealed record, "<kind> <name> <mac> <text>\n", in one write(2): mac seals kind, name
  * and text together. kind and name must hold no space or newline; text no newline (it is cut at
  * the first). Returns 0 or -errno (sealing off: -ENOTCONN). */
-int mm_seal_record(const char *kind, const char *name, const char *text);
+MM_MUST_CHECK int mm_seal_record(const char *kind, const char *name, const char *text);
 
 /* Writes a benchmark's whole report, sealed: "REPORT <len> <mac>\n" then the len bytes. */
-int mm_seal_report(const char *report, size_t len);
+MM_MUST_CHECK int mm_seal_report(const char *report, size_t len);
 
 #endif

@@ -39,7 +39,7 @@ typedef struct {
 static void *bump(void *p)
 {
     bump_arg_t *a = p;
-    mm_hw_pin_to_core(a->core);
+    mm_hw_try_pin(a->core);
     for (uint64_t i = 0; i < INCREMENTS; i++)
         __atomic_fetch_add(a->slot, 1, __ATOMIC_RELAXED);
     return NULL;
@@ -141,7 +141,7 @@ typedef struct {
 static void *feed(void *p)
 {
     feed_arg_t *f = p;
-    mm_hw_pin_to_core(f->w);
+    mm_hw_try_pin(f->w);
     size_t lo = (size_t)SAMPLES * f->w / WORKERS, hi = (size_t)SAMPLES * (f->w + 1) / WORKERS;
     unsigned slot = f->w * f->c->stride;
     for (size_t i = lo; i < hi; i++)
@@ -366,6 +366,8 @@ int main(void)
         write_series(&j, &sweep);
     mm_json_object(&j, "info");
     mm_json_int(&j, "cores", mm_hw_cores());
+    if (mm_hw_pin_failed())
+        mm_json_str(&j, "threads_unpinned", strerror(-mm_hw_pin_failed()));
     if (ideal >= 0)
         mm_json_num(&j, "observable_speedup", ideal);
     mm_line_source_t from;

@@ -334,6 +334,8 @@ static void report_info(mm_json_t *j, const kernel_t *k, const bufs_t *s, double
                         const double gbs[4], const rl_roof_t *roof)
 {
     mm_json_object(j, "info");
+    if (mm_hw_pin_failed())
+        mm_json_str(j, "thread_unpinned", strerror(-mm_hw_pin_failed()));
     mm_json_int(j, "llc_mib", (long long)(s->llc >> 20));
     mm_json_int(j, "array_mib", (long long)(s->n * sizeof(float) >> 20));
     mm_json_num(j, "stream_copy_gbs", gbs[RL_COPY]);
@@ -354,7 +356,7 @@ int main(void)
     kernel_t k[NKERNELS];
     double gbs[4];
     mm_bench_open(&j, "10");
-    (void)mm_hw_pin_to_core(0);
+    mm_hw_try_pin(0);
     if (setup(&s) != 0) {
         mm_bench_fail_all(&j, METRICS, "out of memory for the arrays (%zu MiB each)",
                           s.n * sizeof(float) >> 20);

@@ -78,7 +78,7 @@ static void *slice_main(void *p)
 {
     slice_t *s = p;
     gate_t *g = s->start;
-    (void)mm_hw_pin_to_core(s->core);
+    mm_hw_try_pin(s->core);
     pthread_mutex_lock(&g->mu);
     g->ready++;
     pthread_cond_broadcast(&g->cv);

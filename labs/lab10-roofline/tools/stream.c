@@ -53,7 +53,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s [passes: 2..%d]\n", argv[0], MAX_PASSES);
         return 2;
     }
-    (void)mm_hw_pin_to_core(0); /* the one-thread table runs here, on core 0 */
+    mm_hw_try_pin(0); /* the one-thread table runs here, on core 0 */
     float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
     if (!a || !b || !c || ms_fill(a, b, c, n, cores) != 0) {
         fprintf(stderr, "stream: out of memory for 3 arrays of %zu MiB\n", n * 4 >> 20);
