@@ -7,7 +7,7 @@ import time
 
 from . import bench, build, checkrun, hidden, html_report, hw, isolation, report, variants
 from .labs import Lab
-from .results import FAILED, SKIPPED, Item
+from .results import FAILED, SKIPPED, Cause, Item
 
 GRADE_DIR = os.path.join(build.BUILD_DIR, "grade")
 
@@ -67,9 +67,9 @@ class Grading:
     def _not_built(self, lab: Lab, built: build.Built) -> list[Item]:
         why = ("no submission for this lab" if built.no_submission else
                "does not compile:\n" + build.first_errors(built.log))
-        items = [Item(lab.id, "test", t.name, t.points, output=why) for t in lab.tests]
-        items += [Item(lab.id, "metric", m.name, m.points, output=why) for m in lab.metrics]
-        return items
+        cause = Cause.NO_SUBMISSION if built.no_submission else Cause.NOT_BUILT
+        return [Item(lab.id, kind, x.name, x.points, output=why, cause=cause)
+                for kind, xs in (("test", lab.tests), ("metric", lab.metrics)) for x in xs]
 
     def _compiler_crashed(self, lab: Lab, built: build.Built) -> list[Item]:
         """The compiler itself crashed building the lab: a compiler bug, never the student's
@@ -85,7 +85,8 @@ class Grading:
             tell += " Meanwhile, writing the construct on that line another way may avoid it."
         self.out("  BUILD FAILED: " + why.replace("\n", "\n    ") + "\n    " + tell)
         status = FAILED if built.crash_in_student else SKIPPED
-        items = [Item(lab.id, kind, x.name, x.points, status=status, output=why + "\n" + tell)
+        items = [Item(lab.id, kind, x.name, x.points, status=status, output=why + "\n" + tell,
+                      cause=Cause.COMPILER_CRASH)
                  for kind, xs in (("test", lab.tests), ("metric", lab.metrics)) for x in xs]
         self.notes.append(f"lab {lab.id}: {why}\n{tell}")
         self.record(lab, items, show=False)

@@ -39,14 +39,11 @@ def _first_line(text: str, width: int) -> str:
     return line if len(line) <= width else line[: width - 3] + "..."
 
 
-# Failure messages the grader writes itself (not the test's own words): shown for hidden tests too.
-GRADER_WORDS = ("did not run", "does not compile", "no submission", "the test stopped before")
-
-
 def shown_output(i: Item) -> str:
-    """The item's output as students may see it: a hidden test's failure message is withheld
-    (it would reveal the test); how a hidden test ended (crash, time limit) is shown."""
-    if i.hidden and i.status != PASSED and not i.output.startswith(GRADER_WORDS):
+    """The item's output as students may see it: a hidden test's own failure message is withheld
+    (it would reveal the test); the grader's words on how it ended (i.cause: a crash, a time
+    limit, a build that failed) are shown."""
+    if i.hidden and i.status != PASSED and not i.cause:
         return hidden.WITHHELD
     return i.output
 
@@ -158,7 +155,7 @@ def _entry(i: Item) -> dict:
     if i.kind == "metric" and i.title:
         output += f"\n\nmeasures: {i.title}"
     entry = {"name": name, "score": i.score, "max_score": i.max_score, "output": output,
-             "visibility": visibility(i)}
+             "visibility": visibility(i), "cause": i.cause}
     if i.status == SKIPPED:
         entry.update(score=0, output="SKIPPED (not yet measured): " + output)
     else:
@@ -169,7 +166,8 @@ def _entry(i: Item) -> dict:
 def results_json(items: list[Item], elapsed_s: float, output: str, done: bool,
                  info: dict[str, dict] | None = None) -> dict:
     """Gradescope's schema: score, execution_time, output, tests[] (name, score, max_score,
-    status, output), leaderboard[] (name, value, order), extra_data. max_score is always every
+    status, output; and cause, results.Cause: "" for the test's own words, for our own
+    readers), leaderboard[] (name, value, order), extra_data. max_score is always every
     item's points: a skipped item keeps its max_score with score 0 and no status, and is listed
     in extra_data.not_measured (name, points, why). extra_data.labs has, per lab id, the lab's
     score, max_score, skipped_points (not yet measured) and the benchmark's info figures."""

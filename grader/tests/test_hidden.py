@@ -20,6 +20,7 @@ def test_hidden_failure_withholds_details(tmp_path):
               env={"MLMEM_HIDDEN_TESTS": HIDDEN})
     t = g.tests("01")[NAME]
     assert t["score"] == 0 and "withhold" in t["output"] and "check_hidden" not in t["output"]
+    assert t["cause"] == "", "a failure in the test's own words"
 
 
 def test_secret_seed_is_never_printed(tmp_path):

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from grader import bench, grade, hidden, hw, labs, report
-from grader.results import FAILED, PARTIAL, PASSED, SKIPPED, Item
+from grader import bench, build, checkrun, grade, hidden, hw, labs, report, sandbox
+from grader.results import FAILED, PARTIAL, PASSED, SKIPPED, Cause, Item
 
 LAB01 = "lab01-cache-lines"
 
@@ -26,7 +26,8 @@ def test_a_hidden_tests_message_is_withheld_everywhere(tmp_path):
     secret = Item("01", "test", "t_hidden", 2, 0, FAILED, "expected 42 at check_x.c:9",
                   hidden=True)
     crashed = Item("01", "test", "t_hidden2", 2, 0, FAILED,
-                   "did not run: the test program ended (crashed: SIGSEGV)", hidden=True)
+                   "did not run: the test program ended (crashed: SIGSEGV)", cause=Cause.STOPPED,
+                   hidden=True)
     line = report.item_line(secret)
     assert "42" not in line and hidden.WITHHELD in line
     assert "SIGSEGV" in report.item_line(crashed), "how a hidden test ended is shown"
@@ -34,6 +35,55 @@ def test_a_hidden_tests_message_is_withheld_everywhere(tmp_path):
     assert "42" not in json.dumps(d) and "SIGSEGV" in json.dumps(d)
     report.write_junit(str(tmp_path / "j.xml"), [secret])
     assert "42" not in (tmp_path / "j.xml").read_text()
+
+
+def test_a_hidden_tests_own_words_are_withheld_whatever_they_say():
+    """Only the cause decides: a hidden test whose own message reads like the grader's is still
+    withheld."""
+    mimic = Item("01", "test", "t_hidden", 2, 0, FAILED, "did not run: expected 42 (check_x.c:9)",
+                 hidden=True)
+    assert report.shown_output(mimic) == hidden.WITHHELD
+    assert "42" not in json.dumps(report.results_json([mimic], 1, "", True))
+
+
+@pytest.mark.parametrize("cause", [Cause.NO_SUBMISSION, Cause.NOT_BUILT, Cause.COMPILER_CRASH,
+                                   Cause.STOPPED, Cause.EXITED_EARLY])
+def test_the_graders_own_words_are_shown_for_a_hidden_test(cause):
+    i = Item("01", "test", "t_hidden", 2, 0, FAILED, "the grader's words", cause=cause,
+             hidden=True)
+    assert report.shown_output(i) == "the grader's words"
+    entry = report.results_json([i], 1, "", True)["tests"][0]
+    assert (entry["output"], entry["cause"]) == ("the grader's words", cause)
+
+
+def _whole(**kw) -> sandbox.RunResult:
+    return sandbox.RunResult(None, 11, False, "", "", 0, 1.0, **kw)
+
+
+def test_a_test_without_a_result_or_a_completion_record_has_the_graders_cause():
+    lab = labs.load(LAB01)
+    t = labs.Test("t", 2, hidden=True)
+    watch = sandbox.Watch("check.xml", 12)
+    for whole in (_whole(), _whole(stalled=True, watch=watch),
+                  dataclasses.replace(_whole(), timed_out=True)):
+        item = checkrun._item(lab, t, {}, {}, whole)
+        assert item.cause == Cause.STOPPED and item.output.startswith("did not run")
+    item = checkrun._item(lab, t, {"t": ("success", "")}, {}, _whole())
+    assert (item.cause, item.output) == (Cause.EXITED_EARLY, checkrun.EXITED_EARLY)
+    item = checkrun._item(lab, t, {"t": ("failure", "x == 3")}, {}, _whole())
+    assert (item.cause, item.output) == (Cause.OWN, hidden.WITHHELD)
+    item = checkrun._item(lab, t, {"t": ("success", "")}, {"t": "done"}, _whole())
+    assert (item.status, item.cause) == (PASSED, Cause.OWN)
+
+
+@pytest.mark.parametrize("built, cause", [
+    (build.Built(False, "", "", [], no_submission=True), Cause.NO_SUBMISSION),
+    (build.Built(False, "", "src/x.c:3:1: error: expected ';'", []), Cause.NOT_BUILT)])
+def test_a_lab_that_did_not_build_says_so_as_its_cause(tmp_path, built, cause):
+    g = grade.Grading("labs", None, out=lambda _: None, results_dir=str(tmp_path))
+    items = g._not_built(labs.load(LAB01), built)
+    assert items and {i.cause for i in items} == {cause}
+    assert {i.kind for i in items} == {"test", "metric"}
 
 
 def test_a_skip_keeps_its_points_in_the_maximum_and_is_named():
