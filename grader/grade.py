@@ -7,7 +7,7 @@ import time
 
 from . import bench, build, checkrun, hidden, html_report, hw, isolation, report, variants
 from .labs import Lab
-from .results import FAILED, SKIPPED, Cause, Item
+from .results import FAILED, SKIPPED, Cause, Item, Note
 
 GRADE_DIR = os.path.join(build.BUILD_DIR, "grade")
 
@@ -25,7 +25,7 @@ class Grading:
         self.seed, self.secret = seed, secret
         self.hidden_dir, self.parts = hidden_dir, parts
         self.items: list[Item] = []
-        self.notes: list[str] = []
+        self.notes: list[Note] = []
         self.info: dict[str, dict] = {}    # lab id -> its benchmark's info figures
         self.seeds: dict[str, str] = {}    # lab id -> the seed line its tests printed
         self.series: dict[str, dict] = {}  # lab id -> its benchmark's series (for report.html)
@@ -36,7 +36,7 @@ class Grading:
     def save(self, done: bool):
         elapsed = time.monotonic() - self.start
         report.write_results(os.path.join(self.results_dir, "results.json"), self.items, elapsed,
-                             "\n".join(self.notes), done, self.info)
+                             self.notes, done, self.info, self.seeds)
         if done:
             report.write_junit(os.path.join(self.results_dir, "junit.xml"), self.items)
 
@@ -44,7 +44,7 @@ class Grading:
         """The one place items enter the results, tests and metrics alike: each gets lab.toml's
         word on it (a metric's title and direction, a test's hidden flag), is printed (show),
         replaces an earlier item of the same name, and results.json is rewritten. notes: lines
-        for results.json's output (and the score table), each marked with the lab."""
+        for the score table and results.json, each kept with the lab's id (a Note)."""
         hidden_tests = {t.name for t in lab.tests if t.hidden}
         visibility = {t.name: t.visibility for t in lab.tests}
         metrics = {m.name: m for m in lab.metrics}
@@ -59,7 +59,7 @@ class Grading:
                 self.out(report.item_line(i))
         for note in notes:
             self.out(f"  note: {note}")
-            self.notes.append(f"lab {lab.id}: {note}")
+            self.notes.append(Note(lab.id, note))
         new = {(i.lab, i.kind, i.name) for i in items}
         self.items = [i for i in self.items if (i.lab, i.kind, i.name) not in new] + items
         self.save(False)
@@ -88,7 +88,7 @@ class Grading:
         items = [Item(lab.id, kind, x.name, x.points, status=status, output=why + "\n" + tell,
                       cause=Cause.COMPILER_CRASH)
                  for kind, xs in (("test", lab.tests), ("metric", lab.metrics)) for x in xs]
-        self.notes.append(f"lab {lab.id}: {why}\n{tell}")
+        self.notes.append(Note(lab.id, f"{why}\n{tell}"))
         self.record(lab, items, show=False)
         return items
 
@@ -104,7 +104,7 @@ class Grading:
             self.out("  BUILD FAILED " + ("" if built.no_submission else
                                           "\n    " + build.first_errors(built.log).replace("\n", "\n    ")))
             items = self._not_built(lab, built)
-            self.notes.append(f"lab {lab.id}: build failed\n{build.first_errors(built.log)}")
+            self.notes.append(Note(lab.id, f"build failed\n{build.first_errors(built.log)}"))
             self.record(lab, items, show=False)
             return items
         run_base = f"{build.submission_tag(self.submission)}-{lab.slug}"
@@ -137,8 +137,8 @@ class Grading:
             return os.path.join(built.out_dir, "bench")
         ref = build.build(lab, root, tag="reference", private=True)
         if not ref.ok:
-            self.notes.append(f"lab {lab.id}: the reference does not build; timed metrics "
-                              f"scored on thresholds\n{build.first_errors(ref.log)}")
+            self.notes.append(Note(lab.id, "the reference does not build; timed metrics "
+                                   f"scored on thresholds\n{build.first_errors(ref.log)}"))
             return None
         return os.path.join(ref.out_dir, "bench")
 
@@ -159,9 +159,9 @@ class Grading:
             self.out(f"mlmem: NOT FOR CREDIT: student code runs unconfined here ({iso.lacking}); "
                      "course staff grade as root or where bubblewrap works, on the CPU's own "
                      "architecture (docs/grading.md)")
-            self.notes.append(f"not for credit: no isolation ({iso.lacking})")
+            self.notes.append(Note("", f"not for credit: no isolation ({iso.lacking})"))
         elif not iso.namespaces:
-            self.notes.append(f"isolation: {iso.describe()}")
+            self.notes.append(Note("", f"isolation: {iso.describe()}"))
         for lab in labs:
             mine = self.grade_lab(lab)
             self.out(report.lab_summary(lab.id, mine, self.info.get(lab.id),
@@ -172,5 +172,5 @@ class Grading:
             "could not show; see the SKIP lines and grade again to measure them"))
         self.out(f"results: {os.path.relpath(os.path.join(self.results_dir, 'results.json'))}, "
                  f"{os.path.relpath(os.path.join(self.results_dir, 'junit.xml'))}")
-        self.out(html_report.after_grading(self.results_dir, self.seeds, self.series))
+        self.out(html_report.after_grading(self.results_dir, self.series))
         return self.items

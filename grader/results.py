@@ -1,4 +1,5 @@
-"""One graded item (a unit test or a performance metric) and its possible outcomes."""
+"""One graded item (a unit test or a performance metric) and its possible outcomes, and the
+notes a grading run keeps beside its items."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -43,3 +44,15 @@ class Item:
         not yet measured: its points stay in the maximum, unearned, until a run measures it."""
         return self.status != SKIPPED
 
+
+@dataclass
+class Note:
+    """A line for people beside the items (a test not in lab.toml, output dropped, a build that
+    failed): results.json keeps it as data (extra_data.notes) and, for Gradescope, as a line of
+    its top-level output."""
+    lab: str                 # "01"; "" for a note on the whole run (isolation)
+    text: str                # may run over several lines (compiler errors)
+
+    def line(self) -> str:
+        """The note as results.json's output shows it: "lab 01: text", or the text alone."""
+        return f"lab {self.lab}: {self.text}" if self.lab else self.text

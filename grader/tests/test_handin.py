@@ -113,13 +113,13 @@ def _fake_grade(tree, lab):
         os.makedirs((stage / rel).parent, exist_ok=True)
         shutil.copyfile(tree / "labs" / lab.slug / rel, stage / rel)
     tests = [{"name": "lab01 / test_line_size_matches_os", "score": 2, "max_score": 2,
-              "status": "passed", "output": ""},
+              "status": "passed", "output": "", "lab": "01"},
              {"name": "lab01 / test_slots_line_aligned", "score": 0, "max_score": 3,
-              "status": "failed", "output": "slot 1 at offset 8\nmore"},
+              "status": "failed", "output": "slot 1 at offset 8\nmore", "lab": "01"},
              {"name": "lab01 / performance: counters_speedup", "score": 0, "max_score": 0,
-              "output": "SKIPPED: needs 2 cores"},
+              "output": "SKIPPED: needs 2 cores", "lab": "01"},
              {"name": "lab02 / test_amat_one_level", "score": 1, "max_score": 1,
-              "status": "passed", "output": ""}]
+              "status": "passed", "output": "", "lab": "02"}]
     (tree / "build" / "grade" / "results.json").write_text(json.dumps(
         {"score": 3, "max_score": 6, "tests": tests, "extra_data": {"complete": True}}))
 

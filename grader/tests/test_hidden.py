@@ -28,6 +28,8 @@ def test_secret_seed_is_never_printed(tmp_path):
     g = grade("solutions", "01", str(tmp_path), extra=["--parts", "tests"],
               env={"MLMEM_STAFF_SEED": secret})
     assert "seed set by the course staff" in g.stdout
+    assert g.results["extra_data"]["labs"]["01"]["seed"] == \
+        "mlmem: seed set by the course staff (secret)"
     with open(os.path.join(tmp_path, "results.json")) as f:
         assert secret not in g.stdout and secret not in f.read()
     assert g.results["score"] == g.results["max_score"] == 40
