@@ -66,10 +66,15 @@ def _load(path: str) -> dict:
         return {"tests": []}
 
 
+def _listed(parts: list[dict], key: str) -> list:
+    """The lists extra_data[key] of the passes' results, one after the other."""
+    return [x for p in parts for x in p.get("extra_data", {}).get(key, [])]
+
+
 def _merge(parts: list[dict]) -> dict:
     """One results.json from the tests pass and the metrics pass of a student: their tests, notes
-    (output), leaderboards and per-lab totals (extra_data.labs: scores added up, info from the
-    pass that has it)."""
+    (extra_data.notes, and output joined for people), leaderboards and per-lab totals
+    (extra_data.labs: scores added up; info and seed from the pass that has them)."""
     tests = [t for p in parts for t in p.get("tests", [])]
     labs: dict[str, dict] = {}
     for p in parts:
@@ -80,12 +85,11 @@ def _merge(parts: list[dict]) -> dict:
     out = {"score": round(sum(t["score"] for t in tests), 2),
            "max_score": round(sum(t["max_score"] for t in tests), 2),
            "tests": tests, "leaderboard": [e for p in parts for e in p.get("leaderboard", [])],
-           "extra_data": {"labs": labs}}
-    notes = [p["output"] for p in parts if p.get("output")]
-    if notes:
-        out["output"] = "\n".join(notes)
-    out["extra_data"]["not_measured"] = [t for p in parts
-                                         for t in p.get("extra_data", {}).get("not_measured", [])]
+           "extra_data": {"labs": labs, "notes": _listed(parts, "notes"),
+                          "not_measured": _listed(parts, "not_measured")}}
+    said = [p["output"] for p in parts if p.get("output")]
+    if said:
+        out["output"] = "\n".join(said)
     return out
 
 
@@ -105,7 +109,7 @@ def _measured_over(first: dict, later: dict) -> dict:
     out["score"] = round(sum(t["score"] for t in tests), 2)
     labs = out["extra_data"].get("labs", {})
     for lab, v in labs.items():
-        mine = [t for t in tests if t["name"].startswith(f"lab{lab} /")]
+        mine = [t for t in tests if t.get("lab") == lab]
         labs[lab] = {**v, "score": round(sum(t["score"] for t in mine), 2),
                      "skipped_points": round(sum(t["max_score"] for t in mine
                                                  if "status" not in t), 2)}
@@ -133,7 +137,7 @@ def _remeasure(s: str, tree: str, out_dir: str, chosen: list[Lab], timeout: floa
 def _lab_scores(res: dict, chosen: list[Lab]) -> dict[str, float]:
     out = {}
     for lab in chosen:
-        mine = [t for t in res["tests"] if t["name"].startswith(f"lab{lab.id} /")]
+        mine = [t for t in res["tests"] if t.get("lab") == lab.id]
         out[f"lab{lab.id}"] = round(sum(t["score"] for t in mine), 2)
     return out
 

@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 
 from . import hidden, hostenv, hw, isolation, sandbox, seal
 from .labs import Lab
-from .results import PASSED, SKIPPED, Item
+from .results import PASSED, SKIPPED, Cause, Item
 
 NS = "{http://check.sourceforge.net/ns}"
 # Check's parent needs well under a second to kill a timed-out child and log it, and the program
@@ -90,28 +90,35 @@ def _parse_xml(path: str) -> dict[str, tuple[str, str]]:
 
 
 def _item(lab: Lab, t, xml: dict, done: dict, whole: sandbox.RunResult) -> Item:
+    """Test t's item: skipped on its MM_SKIP record, passed on its sealed completion record and
+    Check's success, else failed with Check's message (withheld for a hidden test) or, with a
+    Cause, the grader's words on how it ended (no result, or no completion record)."""
     item = Item(lab.id, "test", t.name, t.points)
     mark = done.get(t.name)
     if mark is not None and mark.startswith("SKIP:"):
         item.status, item.output, item.lasting = SKIPPED, mark[5:], True   # MM_SKIP: hardware
-    elif t.name not in xml and whole.stalled:
-        item.output = f"{STALLED} (no test result for {whole.watch.stall_s:g} s; stopped)"
-    elif t.name not in xml and whole.timed_out:
-        item.output = (f"did not run: the test program reached its time limit for the whole run "
-                       f"({whole.limits.timeout_s:g} s) and was stopped before this test "
-                       "reported; the tests reported before count")
     elif t.name not in xml:
-        item.output = (f"did not run: the test program ended ({whole.verdict()}) before "
-                       f"reporting it")
+        item.output, item.cause = _not_reported(whole), Cause.STOPPED
     else:
         result, msg = xml[t.name]
         if result == "success" and mark is not None:
             item.status, item.score, item.output = PASSED, t.points, "passed"
         elif result == "success":
-            item.output = EXITED_EARLY
+            item.output, item.cause = EXITED_EARLY, Cause.EXITED_EARLY
         else:
             item.output = hidden.WITHHELD if t.hidden else msg
     return item
+
+
+def _not_reported(whole: sandbox.RunResult) -> str:
+    """Why a test has no result in the log: how the test program ended."""
+    if whole.stalled:
+        return f"{STALLED} (no test result for {whole.watch.stall_s:g} s; stopped)"
+    if whole.timed_out:
+        return (f"did not run: the test program reached its time limit for the whole run "
+                f"({whole.limits.timeout_s:g} s) and was stopped before this test "
+                "reported; the tests reported before count")
+    return f"did not run: the test program ended ({whole.verdict()}) before reporting it"
 
 
 def run_tests(lab: Lab, binary: str, run_name: str, seed: str | None,

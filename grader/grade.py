@@ -7,7 +7,7 @@ import time
 
 from . import bench, build, checkrun, hidden, html_report, hw, isolation, report, variants
 from .labs import Lab
-from .results import FAILED, SKIPPED, Item
+from .results import FAILED, SKIPPED, Cause, Item, Note
 
 GRADE_DIR = build.GRADE_DIR
 
@@ -30,7 +30,7 @@ class Grading:
         self.seed, self.secret = seed, secret
         self.hidden_dir, self.parts = hidden_dir, parts
         self.items: list[Item] = []
-        self.notes: list[str] = []
+        self.notes: list[Note] = []
         self.info: dict[str, dict] = {}    # lab id -> its benchmark's info figures
         self.seeds: dict[str, str] = {}    # lab id -> the seed line its tests printed
         self.series: dict[str, dict] = {}  # lab id -> its benchmark's series (for report.html)
@@ -41,7 +41,7 @@ class Grading:
     def save(self, done: bool):
         elapsed = time.monotonic() - self.start
         report.write_results(os.path.join(self.results_dir, "results.json"), self.items, elapsed,
-                             "\n".join(self.notes), done, self.info)
+                             self.notes, done, self.info, self.seeds)
         if done:
             report.write_junit(os.path.join(self.results_dir, "junit.xml"), self.items)
 
@@ -49,7 +49,7 @@ class Grading:
         """The one place items enter the results, tests and metrics alike: each gets lab.toml's
         word on it (a metric's title and direction, a test's hidden flag), is printed (show),
         replaces an earlier item of the same name, and results.json is rewritten. notes: lines
-        for results.json's output (and the score table), each marked with the lab."""
+        for the score table and results.json, each kept with the lab's id (a Note)."""
         hidden_tests = {t.name for t in lab.tests if t.hidden}
         visibility = {t.name: t.visibility for t in lab.tests}
         metrics = {m.name: m for m in lab.metrics}
@@ -64,7 +64,7 @@ class Grading:
                 self.out(report.item_line(i))
         for note in notes:
             self.out(f"  note: {note}")
-            self.notes.append(f"lab {lab.id}: {note}")
+            self.notes.append(Note(lab.id, note))
         new = {(i.lab, i.kind, i.name) for i in items}
         self.items = [i for i in self.items if (i.lab, i.kind, i.name) not in new] + items
         self.save(False)
@@ -72,9 +72,9 @@ class Grading:
     def _not_built(self, lab: Lab, built: build.Built) -> list[Item]:
         why = ("no submission for this lab" if built.no_submission else
                "does not compile:\n" + build.first_errors(built.log))
-        items = [Item(lab.id, "test", t.name, t.points, output=why) for t in lab.tests]
-        items += [Item(lab.id, "metric", m.name, m.points, output=why) for m in lab.metrics]
-        return items
+        cause = Cause.NO_SUBMISSION if built.no_submission else Cause.NOT_BUILT
+        return [Item(lab.id, kind, x.name, x.points, output=why, cause=cause)
+                for kind, xs in (("test", lab.tests), ("metric", lab.metrics)) for x in xs]
 
     def _compiler_crashed(self, lab: Lab, built: build.Built) -> list[Item]:
         """The compiler itself crashed building the lab: a compiler bug, never the student's
@@ -90,9 +90,10 @@ class Grading:
             tell += " Meanwhile, writing the construct on that line another way may avoid it."
         self.out("  BUILD FAILED: " + why.replace("\n", "\n    ") + "\n    " + tell)
         status = FAILED if built.crash_in_student else SKIPPED
-        items = [Item(lab.id, kind, x.name, x.points, status=status, output=why + "\n" + tell)
+        items = [Item(lab.id, kind, x.name, x.points, status=status, output=why + "\n" + tell,
+                      cause=Cause.COMPILER_CRASH)
                  for kind, xs in (("test", lab.tests), ("metric", lab.metrics)) for x in xs]
-        self.notes.append(f"lab {lab.id}: {why}\n{tell}")
+        self.notes.append(Note(lab.id, f"{why}\n{tell}"))
         self.record(lab, items, show=False)
         return items
 
@@ -108,7 +109,7 @@ class Grading:
             self.out("  BUILD FAILED " + ("" if built.no_submission else
                                           "\n    " + build.first_errors(built.log).replace("\n", "\n    ")))
             items = self._not_built(lab, built)
-            self.notes.append(f"lab {lab.id}: build failed\n{build.first_errors(built.log)}")
+            self.notes.append(Note(lab.id, f"build failed\n{build.first_errors(built.log)}"))
             self.record(lab, items, show=False)
             return items
         run_base = f"{build.submission_tag(self.submission)}-{lab.slug}"
@@ -141,8 +142,8 @@ class Grading:
             return os.path.join(built.out_dir, "bench")
         ref = build.build(lab, root, tag="reference", private=True)
         if not ref.ok:
-            self.notes.append(f"lab {lab.id}: the reference does not build; timed metrics "
-                              f"scored on thresholds\n{build.first_errors(ref.log)}")
+            self.notes.append(Note(lab.id, "the reference does not build; timed metrics "
+                                   f"scored on thresholds\n{build.first_errors(ref.log)}"))
             return None
         return os.path.join(ref.out_dir, "bench")
 
@@ -164,9 +165,9 @@ class Grading:
             self.out(f"mlmem: NOT FOR CREDIT: student code runs unconfined here ({iso.lacking}); "
                      "course staff grade as root or where bubblewrap works, on the CPU's own "
                      "architecture (docs/grading.md)")
-            self.notes.append(f"not for credit: no isolation ({iso.lacking})")
+            self.notes.append(Note("", f"not for credit: no isolation ({iso.lacking})"))
         elif not iso.namespaces:
-            self.notes.append(f"isolation: {iso.describe()}")
+            self.notes.append(Note("", f"isolation: {iso.describe()}"))
         for lab in labs:
             mine = self.grade_lab(lab)
             hint = lab.id not in self.no_hint
@@ -180,5 +181,5 @@ class Grading:
             "could not show; see the SKIP lines and grade again to measure them"))
         self.out(f"results: {os.path.relpath(os.path.join(self.results_dir, 'results.json'))}, "
                  f"{os.path.relpath(os.path.join(self.results_dir, 'junit.xml'))}")
-        self.out(html_report.after_grading(self.results_dir, self.seeds, self.series))
+        self.out(html_report.after_grading(self.results_dir, self.series))
         return self.items

@@ -118,7 +118,7 @@ def latest_grade(lab: Lab, grade_dir: str = GRADE_DIR) -> tuple[dict | None, str
             res = json.load(f)
     except (OSError, ValueError):
         return None, "you have not run `make grade` yet"
-    mine = [t for t in res.get("tests", []) if t.get("name", "").startswith(f"lab{lab.id} / ")]
+    mine = [t for t in res.get("tests", []) if t.get("lab") == lab.id]
     if not mine:
         return None, f"the latest `make grade` did not grade lab {lab.id}"
     stages = sorted(build.graded_dirs(lab.slug),

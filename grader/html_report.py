@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import dataclasses
 import functools
 import hashlib
 import html
@@ -25,10 +26,11 @@ from dataclasses import dataclass
 from . import grade, hints, labs, report
 from . import plots as plotting
 from .config import ConfigError
+from .results import Note
 
 PAGE = "report.html"
-# What the page shows that results.json does not hold, saved by the grading run: each lab's seed
-# line and plots, with the digest of the results.json they belong to (a later grade voids them).
+# What the page shows that results.json does not hold, saved by the grading run: each lab's
+# plots, with the digest of the results.json they belong to (a later grade voids them).
 RUN_FILE = "report-run.json"
 MAX_MESSAGE = 20000          # characters of one message shown; the rest is in results.json
 MAX_POINTS = 100000          # values per series column that will be plotted
@@ -90,10 +92,12 @@ def plain(text: str) -> str:
 
 
 def entry(t: dict) -> tuple[str, Entry] | None:
-    """(lab id, Entry) from one tests[] item ("labNN / name" or "labNN / performance: name");
-    None for an item not named so. An item without a status is a skip."""
-    lab, sep, name = str(t.get("name", "")).partition(" / ")
-    if not sep or not lab.startswith("lab"):
+    """(lab id, Entry) from one tests[] item: the lab id from its lab field, the name from its
+    name ("labNN / name" or "labNN / performance: name"); None for an item without a lab id. An
+    item without a status is a skip."""
+    lab = t.get("lab")
+    _, sep, name = str(t.get("name", "")).partition(" / ")
+    if not isinstance(lab, str) or not lab or not sep:
         return None
     kind = "metric" if name.startswith("performance: ") else "test"
     name = name.removeprefix("performance: ")
@@ -104,9 +108,9 @@ def entry(t: dict) -> tuple[str, Entry] | None:
     if kind == "metric" and sep and "\n" not in last:
         out, title = body.rstrip("\n"), last
     if "status" not in t:
-        return lab[3:], Entry(kind, name, score, most, SKIP, SKIPPED_WORD.sub("", out), title)
+        return lab, Entry(kind, name, score, most, SKIP, SKIPPED_WORD.sub("", out), title)
     state = (PASS if t["status"] == "passed" else PART if 0 < score < most else FAIL)
-    return lab[3:], Entry(kind, name, score, most, state, out, title)
+    return lab, Entry(kind, name, score, most, state, out, title)
 
 
 def entries_by_lab(results: dict) -> dict[str, list[Entry]]:
@@ -286,7 +290,7 @@ def _message(text: str, note: bool = False) -> str:
 
 
 def _lab_totals(lab_id: str, results: dict, items: list[Entry]) -> tuple[float, float, float]:
-    mine = ((results.get("extra_data") or {}).get("labs") or {}).get(lab_id)
+    mine = labs_data(results).get(lab_id)
     if isinstance(mine, dict):
         return tuple(_num(mine.get(k)) for k in ("score", "max_score", "skipped_points"))
     return sum(i.score for i in items), sum(i.max_score for i in items), 0.0
@@ -313,8 +317,9 @@ def _header(results: dict, by_lab: dict, graded_at: float, seeds: dict) -> str:
     parts.append('<table><colgroup><col class="lab"><col class="pts"><col><col></colgroup>'
                  '<tr><th>lab</th><th class="pts">points</th><th>correctness / performance</th>'
                  f'<th>skipped (not measured)</th></tr>{rows}</table>')
-    if results.get("output"):
-        parts.append("<h3>Notes</h3>" + _message(plain(str(results["output"])), note=True))
+    notes = notes_in(results)
+    if notes:
+        parts.append("<h3>Notes</h3>" + _message("\n".join(n.line() for n in notes), note=True))
     return "".join(parts) + "</header>"
 
 
@@ -428,7 +433,7 @@ def _lab_section(lab_id: str, results: dict, items: list[Entry], plots: dict) ->
     tests = [i for i in items if i.kind == "test" and i.state != SKIP]
     metrics = [i for i in items if i.kind == "metric" and i.state != SKIP]
     skips = [i for i in items if i.state == SKIP]
-    lab_info_figs = ((results.get("extra_data") or {}).get("labs") or {}).get(lab_id) or {}
+    lab_info_figs = labs_data(results).get(lab_id) or {}
     parts = [f'<section id="lab{e(lab_id)}"><h2>lab {e(lab_id)} {e(info.title)}'
              f' <span class="score">{_total(s, m, sk)}</span></h2>',
              _bar(s, m)]
@@ -463,19 +468,32 @@ def _stuck(by_lab: dict) -> str:
     return "".join(out) + "</section>"
 
 
+def labs_data(results: dict) -> dict:
+    """results.json's extra_data.labs (lab id -> totals, info, seed); {} where it has none."""
+    found = (results.get("extra_data") or {}).get("labs")
+    return found if isinstance(found, dict) else {}
+
+
 def seeds_in(results: dict) -> dict[str, str]:
-    """Lab id -> a seed line found among results.json's notes ("lab NN: mlmem: seed ...")."""
-    found = re.findall(r"^lab (\d\d): (mlmem: seed .*)$", str(results.get("output", "")), re.M)
-    return dict(found)
+    """Lab id -> the seed line its tests printed ("mlmem: seed ..."), from extra_data.labs."""
+    return {k: v["seed"] for k, v in labs_data(results).items()
+            if isinstance(v, dict) and isinstance(v.get("seed"), str)}
 
 
-def render(results: dict, graded_at: float, seeds: dict | None = None,
-           plots: dict | None = None) -> str:
-    """The page for results (results.json as a dict). seeds: lab id -> the seed line its tests
-    printed; plots: lab id -> {"figures": [{title, caption, png (base64)}], "notes": [...]}.
-    Every text is escaped; nothing is loaded from outside the page."""
+def notes_in(results: dict) -> list[Note]:
+    """results.json's notes (extra_data.notes: {lab, text}), in order; malformed ones left out."""
+    found = (results.get("extra_data") or {}).get("notes")
+    return [Note(n["lab"], n["text"]) for n in (found if isinstance(found, list) else [])
+            if isinstance(n, dict) and isinstance(n.get("lab"), str)
+            and isinstance(n.get("text"), str)]
+
+
+def render(results: dict, graded_at: float, plots: dict | None = None) -> str:
+    """The page for results (results.json as a dict; each lab's seed line from its
+    extra_data.labs). plots: lab id -> {"figures": [{title, caption, png (base64)}],
+    "notes": [...]}. Every text is escaped; nothing is loaded from outside the page."""
     by_lab = entries_by_lab(results)
-    seeds, plots = {**seeds_in(results), **(seeds or {})}, plots or {}
+    seeds, plots = seeds_in(results), plots or {}
     body = [_header(results, by_lab, graded_at, {k: seeds[k] for k in by_lab if k in seeds})]
     body += [_lab_section(k, results, v, plots) for k, v in by_lab.items()]
     body.append(_stuck(by_lab))
@@ -487,20 +505,22 @@ def render(results: dict, graded_at: float, seeds: dict | None = None,
 
 
 def only_lab(results: dict, lab_id: str) -> dict:
-    """results narrowed to one lab: its tests, its extra_data.labs entry, its score as the
-    total. Raises KeyError when results.json has no such lab."""
+    """results narrowed to one lab: its tests and notes (by their lab field), its
+    extra_data.labs entry, its score as the total. Raises KeyError when results.json has no
+    such lab."""
     mine = [t for t in results.get("tests") or [] if isinstance(t, dict)
-            and str(t.get("name", "")).startswith(f"lab{lab_id} / ")]
+            and t.get("lab") == lab_id]
     if not mine:
         raise KeyError(lab_id)
-    lab = ((results.get("extra_data") or {}).get("labs") or {}).get(lab_id) or {}
+    lab = labs_data(results).get(lab_id) or {}
     counted = [t for t in mine if "status" in t]
     out = {**results, "tests": mine,
            "score": lab.get("score", sum(_num(t.get("score")) for t in counted)),
            "max_score": lab.get("max_score", sum(_num(t.get("max_score")) for t in counted))}
-    out["extra_data"] = {**(results.get("extra_data") or {}), "labs": {lab_id: lab} if lab else {}}
-    notes = [n for n in str(results.get("output", "")).split("\n") if n.startswith(f"lab {lab_id}")]
-    out["output"] = "\n".join(notes)
+    notes = [n for n in notes_in(results) if n.lab == lab_id]
+    out["extra_data"] = {**(results.get("extra_data") or {}), "labs": {lab_id: lab} if lab else {},
+                         "notes": [dataclasses.asdict(n) for n in notes]}
+    out["output"] = report.markdown("\n".join(n.line() for n in notes))
     return out
 
 
@@ -513,16 +533,16 @@ def _write(path: str, text: str):
     os.replace(tmp, path)
 
 
-def _run_extras(results_dir: str, digest: str) -> tuple[dict, dict]:
-    """(seeds, plots) the grading run saved for this very results.json; ({}, {}) otherwise."""
+def _run_plots(results_dir: str, digest: str) -> dict:
+    """The plots the grading run saved for this very results.json; {} otherwise."""
     try:
         with open(os.path.join(results_dir, RUN_FILE)) as f:
             saved = json.load(f)
     except (OSError, ValueError):
-        return {}, {}
+        return {}
     if not isinstance(saved, dict) or saved.get("results_sha256") != digest:
-        return {}, {}
-    return saved.get("seeds") or {}, saved.get("plots") or {}
+        return {}
+    return saved.get("plots") or {}
 
 
 def _fallback_plots(results_dir: str, lab_ids, plots: dict) -> dict:
@@ -544,20 +564,20 @@ def write(results_dir: str, lab_id: str | None = None) -> str:
     results.json and what its grading run saved; returns its path. Raises OSError/ValueError
     when results.json is missing or unreadable, KeyError when it has no lab lab_id."""
     results, digest, mtime = read_results(results_dir)
-    seeds, plots = _run_extras(results_dir, digest)
+    plots = _run_plots(results_dir, digest)
     if lab_id:
         results = only_lab(results, lab_id)
     plots = _fallback_plots(results_dir, entries_by_lab(results), plots)
     path = os.path.join(results_dir, f"report-lab{lab_id}.html" if lab_id else PAGE)
-    _write(path, render(results, mtime, seeds, plots))
+    _write(path, render(results, mtime, plots))
     return path
 
 
-def after_grading(results_dir: str, seeds: dict, series: dict) -> str:
+def after_grading(results_dir: str, series: dict) -> str:
     """At the end of a grading run: draws each graded lab's plots from its benchmark's series
-    (lab id -> the report's `series`), saves them and the seed lines beside results.json, and
-    writes report.html. Returns the one line to print: where the page is, or why there is none.
-    Never raises: the page must never fail or change a grade."""
+    (lab id -> the report's `series`), saves them beside results.json, and writes report.html.
+    Returns the one line to print: where the page is, or why there is none. Never raises: the
+    page must never fail or change a grade."""
     try:
         results, digest, _ = read_results(results_dir)
         plots = {}
@@ -565,7 +585,7 @@ def after_grading(results_dir: str, seeds: dict, series: dict) -> str:
             figs, notes = draw_lab(lab_info(lab_id).plot_specs, series.get(lab_id))
             plots[lab_id] = {"figures": figs, "notes": notes}
         _write(os.path.join(results_dir, RUN_FILE), json.dumps(
-            {"results_sha256": digest, "seeds": seeds, "plots": plots}) + "\n")
+            {"results_sha256": digest, "plots": plots}) + "\n")
         path = write(results_dir)
     except Exception as exc:  # noqa: BLE001  (any failure here leaves the grade as it is)
         return f"note: no HTML report this time ({type(exc).__name__}: {exc}); the grade stands"

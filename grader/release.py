@@ -14,6 +14,7 @@ import tempfile
 from . import leaks
 from .config import ConfigError
 from .labs import ROOT
+from .results import Cause
 
 # Paths (prefixes) that stay with the course staff.
 # common/cudaemu/selftest/: its pipeline test is lab 05's part D, solved.
@@ -67,7 +68,7 @@ def grade_check(dest: str, out=print) -> list[str]:
         with open(os.path.join(res, "results.json")) as f:
             results = json.load(f)
     for t in results["tests"]:
-        if "does not compile" in t.get("output", ""):
+        if t.get("cause") == Cause.NOT_BUILT:
             problems.append(f"{t['name']}: {t['output'].splitlines()[0]}")
         elif t.get("status") == "passed" or t["score"] > 0:
             problems.append(f"{t['name']}: the skeleton passes it")

@@ -4,6 +4,7 @@ message is withheld in all three. Files are written atomically, so a reader neve
 file."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -11,7 +12,7 @@ import textwrap
 import xml.etree.ElementTree as ET
 
 from . import hidden
-from .results import FAILED, PARTIAL, PASSED, SKIPPED, Item
+from .results import FAILED, PARTIAL, PASSED, SKIPPED, Item, Note
 
 MARK = {PASSED: "PASS", FAILED: "FAIL", PARTIAL: "PART", SKIPPED: "SKIP"}
 
@@ -40,14 +41,11 @@ def _first_line(text: str, width: int) -> str:
     return line if len(line) <= width else line[: width - 3] + "..."
 
 
-# Failure messages the grader writes itself (not the test's own words): shown for hidden tests too.
-GRADER_WORDS = ("did not run", "does not compile", "no submission", "the test stopped before")
-
-
 def shown_output(i: Item) -> str:
-    """The item's output as students may see it: a hidden test's failure message is withheld
-    (it would reveal the test); how a hidden test ended (crash, time limit) is shown."""
-    if i.hidden and i.status != PASSED and not i.output.startswith(GRADER_WORDS):
+    """The item's output as students may see it: a hidden test's own failure message is withheld
+    (it would reveal the test); the grader's words on how it ended (i.cause: a crash, a time
+    limit, a build that failed) are shown."""
+    if i.hidden and i.status != PASSED and not i.cause:
         return hidden.WITHHELD
     return i.output
 
@@ -166,7 +164,7 @@ def _entry(i: Item) -> dict:
     if i.kind == "metric" and i.title:
         output += f"\n\nmeasures: {i.title}"
     entry = {"name": name, "score": i.score, "max_score": i.max_score, "output": output,
-             "visibility": visibility(i)}
+             "visibility": visibility(i), "lab": i.lab, "cause": i.cause}
     if i.status == SKIPPED:
         entry.update(score=0, output="SKIPPED (not yet measured): " + output)
     else:
@@ -174,24 +172,38 @@ def _entry(i: Item) -> dict:
     return entry
 
 
-def results_json(items: list[Item], elapsed_s: float, output: str, done: bool,
-                 info: dict[str, dict] | None = None) -> dict:
-    """Gradescope's schema: score, execution_time, output, tests[] (name, score, max_score,
-    status, output), leaderboard[] (name, value, order), extra_data. max_score is always every
-    item's points: a skipped item keeps its max_score with score 0 and no status, and is listed
-    in extra_data.not_measured (name, points, why). extra_data.labs has, per lab id, the lab's
-    score, max_score, skipped_points (not yet measured) and the benchmark's info figures."""
-    score, most, skipped = totals(items)
+def _labs(items: list[Item], info: dict[str, dict], seeds: dict[str, str]) -> dict:
+    """extra_data.labs: per lab id, its totals, its benchmark's info and its seed line."""
     labs = {}
     for lab in sorted({i.lab for i in items}):
         s, m, sk = totals([i for i in items if i.lab == lab])
-        labs[lab] = {"score": s, "max_score": m, "skipped_points": sk,
-                     "info": (info or {}).get(lab, {})}
+        labs[lab] = {"score": s, "max_score": m, "skipped_points": sk, "info": info.get(lab, {})}
+        if lab in seeds:
+            labs[lab]["seed"] = seeds[lab]
+    return labs
+
+
+def results_json(items: list[Item], elapsed_s: float, notes: list[Note], done: bool,
+                 info: dict[str, dict] | None = None,
+                 seeds: dict[str, str] | None = None) -> dict:
+    """Gradescope's schema: score, execution_time, output (the notes, one "lab NN: ..." line
+    each), tests[] (name, score, max_score, status, output, visibility), leaderboard[] (name,
+    value, order), extra_data. Our own readers take data, never text: each tests[] entry adds
+    its lab id and cause (results.Cause: "" for the test's own words), extra_data.notes holds the
+    notes as {lab, text} ("" lab: the whole run). max_score is always every item's points: a
+    skipped item keeps its max_score with score 0 and no status, and is listed in
+    extra_data.not_measured (name, points, why, again). extra_data.labs has, per lab id, the
+    lab's score, max_score, skipped_points (not yet measured), the benchmark's info figures and,
+    where its tests printed one, the seed line ("mlmem: seed ...")."""
+    score, most, skipped = totals(items)
     tests = [_entry(i) for i in items]
     out = {"score": score, "max_score": most, "execution_time": round(elapsed_s, 1),
-           "output": markdown(output), "output_format": "md", "test_output_format": "md",
-           "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
-           "extra_data": {"skipped_points": skipped, "complete": done, "labs": labs,
+           "output": markdown("\n".join(n.line() for n in notes)), "output_format": "md",
+           "test_output_format": "md", "visibility": "visible", "stdout_visibility": "hidden",
+           "tests": tests,
+           "extra_data": {"skipped_points": skipped, "complete": done,
+                          "labs": _labs(items, info or {}, seeds or {}),
+                          "notes": [dataclasses.asdict(n) for n in notes],
                           "not_measured": [{"name": _entry(i)["name"], "points": i.max_score,
                                             "why": i.output, "again": not i.lasting}
                                            for i in items if not i.measured]}}
@@ -201,10 +213,11 @@ def results_json(items: list[Item], elapsed_s: float, output: str, done: bool,
     return out
 
 
-def write_results(path: str, items: list[Item], elapsed_s: float, output: str, done: bool,
-                  info: dict[str, dict] | None = None):
-    write_text(path, json.dumps(results_json(items, elapsed_s, output, done, info), indent=2)
-                  + "\n")
+def write_results(path: str, items: list[Item], elapsed_s: float, notes: list[Note], done: bool,
+                  info: dict[str, dict] | None = None, seeds: dict[str, str] | None = None):
+    """results.json (results_json), written atomically."""
+    write_text(path, json.dumps(results_json(items, elapsed_s, notes, done, info, seeds),
+                                indent=2) + "\n")
 
 
 def write_junit(path: str, items: list[Item]):

@@ -19,6 +19,9 @@ import time
 from dataclasses import dataclass
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
+from grader.results import Cause  # noqa: E402  (results.json's causes, named once)
+
 MIRROR = "http://deb.debian.org/debian"
 # name -> (kind, Debian suite, Debian architecture)
 PLATFORMS = {"debian12-amd64": ("root", "bookworm", "amd64"),
@@ -62,11 +65,12 @@ class Cell:
 def split_results(results: dict, lab: str) -> tuple[tuple, tuple, bool]:
     """A lab's unit tests and metrics in results.json: ((score, max, skipped) for the tests,
     the same for the metrics, whether the lab built). Metrics are named "labNN / performance: x";
-    skipped items are those in extra_data.not_measured or whose output says "skipped"."""
+    skipped items are those in extra_data.not_measured or whose output says "skipped". The lab
+    did not build when its items say so (their cause)."""
     skipped = {m["name"] for m in results.get("extra_data", {}).get("not_measured", [])}
     sums = {"test": [0.0, 0.0, 0.0], "metric": [0.0, 0.0, 0.0]}
     for t in results.get("tests", []):
-        if not t["name"].startswith(f"lab{lab} / "):
+        if t.get("lab") != lab:
             continue
         kind = "metric" if " / performance: " in t["name"] else "test"
         s = sums[kind]
@@ -74,7 +78,9 @@ def split_results(results: dict, lab: str) -> tuple[tuple, tuple, bool]:
         s[1] += t.get("max_score", 0.0)
         if t["name"] in skipped or t.get("output", "").lower().startswith("skipped"):
             s[2] += t.get("max_score", 0.0)
-    built = f"lab {lab}: build failed" not in results.get("output", "")
+    built = not any(t.get("lab") == lab and t.get("cause") in (Cause.NOT_BUILT,
+                                                               Cause.NO_SUBMISSION)
+                    for t in results.get("tests", []))
     return tuple(sums["test"]), tuple(sums["metric"]), built
 
 

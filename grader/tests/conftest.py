@@ -34,9 +34,9 @@ class Graded:
         self.results = results
 
     def items(self, lab: str) -> dict[str, dict]:
-        """name (without 'labNN / ') -> the results.json entry."""
+        """name (without 'labNN / ') -> the results.json entry, for the entries of lab `lab`."""
         return {t["name"].split(" / ", 1)[1]: t for t in self.results["tests"]
-                if t["name"].startswith(f"lab{lab} / ")}
+                if t.get("lab") == lab}
 
     def tests(self, lab: str) -> dict[str, dict]:
         return {k: v for k, v in self.items(lab).items() if not k.startswith("performance:")}

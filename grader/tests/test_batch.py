@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from conftest import ROOT, SANDBOX_ENV, sandbox_leftovers
-from grader import variants
+from grader import labs, variants
 
 SLUG = "lab01-cache-lines"
 
@@ -59,20 +59,29 @@ def test_batch_time_limit(make_variant, tmp_path):
     assert sandbox_leftovers() == []  # the cut-off grader took the student's processes along
 
 
-def test_merge_keeps_notes_and_lab_totals():
+def test_merge_keeps_notes_seeds_and_lab_totals():
     from grader import batch
-    tests_pass = {"tests": [{"name": "lab01 / t", "score": 1, "max_score": 2, "status": "failed"}],
+    seed = "mlmem: seed 5 (replay with MLMEM_SEED=5)"
+    tests_pass = {"tests": [{"name": "lab01 / t", "score": 1, "max_score": 2, "status": "failed",
+                             "lab": "01"}],
                   "output": "lab 01: a note",
-                  "extra_data": {"labs": {"01": {"score": 1, "max_score": 2, "skipped_points": 0}}}}
+                  "extra_data": {"notes": [{"lab": "01", "text": "a note"}],
+                                 "labs": {"01": {"score": 1, "max_score": 2, "skipped_points": 0,
+                                                 "seed": seed}}}}
     metrics_pass = {"tests": [{"name": "lab01 / performance: m", "score": 3, "max_score": 3,
-                               "status": "passed"}],
-                    "extra_data": {"labs": {"01": {"score": 3, "max_score": 3, "skipped_points": 6,
+                               "status": "passed", "lab": "01"}],
+                    "output": "lab 01: cut",
+                    "extra_data": {"notes": [{"lab": "01", "text": "cut"}],
+                                   "labs": {"01": {"score": 3, "max_score": 3, "skipped_points": 6,
                                                    "info": {"x": 1}}}}}
     m = batch._merge([tests_pass, metrics_pass])
     assert (m["score"], m["max_score"]) == (4, 5)
-    assert m["output"] == "lab 01: a note"
+    assert m["output"] == "lab 01: a note\nlab 01: cut"
+    assert m["extra_data"]["notes"] == [{"lab": "01", "text": "a note"},
+                                        {"lab": "01", "text": "cut"}]
     assert m["extra_data"]["labs"]["01"] == {"score": 4, "max_score": 5, "skipped_points": 6,
-                                             "info": {"x": 1}}
+                                             "info": {"x": 1}, "seed": seed}
+    assert batch._lab_scores(m, [labs.load(SLUG)]) == {"lab01": 4}
 
 
 @pytest.mark.slow
@@ -80,9 +89,9 @@ def test_a_later_run_measures_what_the_first_could_not():
     """Batch grading measures skipped timed metrics again; what a later run measured replaces the
     skip, the maximum never moves, and what stays unmeasured is still listed."""
     from grader import batch
-    skip = {"name": "lab01 / performance: m", "score": 0, "max_score": 5,
+    skip = {"name": "lab01 / performance: m", "score": 0, "max_score": 5, "lab": "01",
             "output": "SKIPPED (not yet measured): the machine was busy"}
-    hw = {"name": "lab01 / performance: gpu", "score": 0, "max_score": 4,
+    hw = {"name": "lab01 / performance: gpu", "score": 0, "max_score": 4, "lab": "01",
           "output": "SKIPPED (not yet measured): needs a CUDA GPU"}
     first = {"score": 0, "max_score": 9, "tests": [skip, hw],
              "extra_data": {"labs": {"01": {"score": 0, "max_score": 9, "skipped_points": 9}},

@@ -20,6 +20,7 @@ def test_hidden_failure_withholds_details(tmp_path):
               env={"MLMEM_HIDDEN_TESTS": HIDDEN})
     t = g.tests("01")[NAME]
     assert t["score"] == 0 and "withhold" in t["output"] and "check_hidden" not in t["output"]
+    assert t["cause"] == "", "a failure in the test's own words"
 
 
 def test_secret_seed_is_never_printed(tmp_path):
@@ -27,6 +28,8 @@ def test_secret_seed_is_never_printed(tmp_path):
     g = grade("solutions", "01", str(tmp_path), extra=["--parts", "tests"],
               env={"MLMEM_STAFF_SEED": secret})
     assert "seed set by the course staff" in g.stdout
+    assert g.results["extra_data"]["labs"]["01"]["seed"] == \
+        "mlmem: seed set by the course staff (secret)"
     with open(os.path.join(tmp_path, "results.json")) as f:
         assert secret not in g.stdout and secret not in f.read()
     assert g.results["score"] == g.results["max_score"] == 40

@@ -15,31 +15,34 @@ import subprocess
 import pytest
 
 from grader import hidden, html_report, report
-from grader.results import FAILED, PASSED, SKIPPED, Item
+from grader.results import FAILED, PASSED, SKIPPED, Cause, Item, Note
 
 from conftest import ROOT
 
 HOSTILE = "expected 3, got <script>alert(1)</script> & more\n    at check_blocks.c:13"
 SKIP_WHY = "needs a CUDA GPU; this machine has none"
+NOTE = "tests the program ran that lab.toml does not list: t_extra (0 points)"
 RESULTS = {
     "score": 10.5, "max_score": 20, "execution_time": 3.2,
-    "output": "lab 09: tests the program ran that lab.toml does not list: t_extra (0 points)",
+    "output": f"lab 09: {NOTE}",
     "tests": [
         {"name": "lab09 / test_create_bad_args", "score": 2, "max_score": 2, "status": "passed",
-         "output": "passed"},
+         "output": "passed", "lab": "09"},
         {"name": "lab09 / test_seq_add_fills_in_order", "score": 0, "max_score": 4,
-         "status": "failed", "output": HOSTILE},
+         "status": "failed", "output": HOSTILE, "lab": "09"},
         {"name": "lab09 / t_hidden", "score": 0, "max_score": 3, "status": "failed",
-         "output": hidden.WITHHELD},
+         "output": hidden.WITHHELD, "lab": "09"},
         {"name": "lab09 / performance: kv_waste_pct", "score": 8.5, "max_score": 11,
          "status": "failed", "output": "5.2% (0 points at 20%, full at 4%; lower is better)\n"
-                                       "measures: token slots reserved but unused"},
+                                       "measures: token slots reserved but unused", "lab": "09"},
         {"name": "lab09 / performance: cuda_thing", "score": 0, "max_score": 0,
-         "output": "SKIPPED: " + SKIP_WHY + "\nmeasures: a GPU figure"},
+         "output": "SKIPPED: " + SKIP_WHY + "\nmeasures: a GPU figure", "lab": "09"},
     ],
-    "extra_data": {"skipped_points": 6, "complete": True, "labs": {
-        "09": {"score": 10.5, "max_score": 20, "skipped_points": 6,
-               "info": {"budget": "1024 blocks", "chat": {"steps": 2485, "waste_pct": 2.27}}}}},
+    "extra_data": {"skipped_points": 6, "complete": True, "notes": [{"lab": "09", "text": NOTE}],
+                   "labs": {"09": {"score": 10.5, "max_score": 20, "skipped_points": 6,
+                                   "seed": "mlmem: seed 42 (replay with MLMEM_SEED=42)",
+                                   "info": {"budget": "1024 blocks",
+                                            "chat": {"steps": 2485, "waste_pct": 2.27}}}}},
 }
 
 
@@ -88,10 +91,10 @@ def test_the_page_escapes_what_a_program_printed_and_loads_nothing():
 
 
 def test_the_page_shows_totals_skips_apart_from_failures_and_the_hints():
-    page = html_report.render(RESULTS, 0, seeds={"09": "mlmem: seed 42 (replay: MLMEM_SEED=42)"})
+    page = html_report.render(RESULTS, 0)
     text = re.sub(r"<[^>]+>", "", page)
     assert "10.5/20 (6 " in text                   # the total, and the points skipped beside it
-    assert "mlmem: seed 42" in page
+    assert "lab 09: mlmem: seed 42 (replay with MLMEM_SEED=42)" in text
     skips = page.split("Skipped: not measured")[1]
     assert SKIP_WHY in skips and "cuda_thing" in skips and "a GPU figure" in skips
     assert SKIP_WHY not in page.split("Skipped: not measured")[0], "a skip is not a failure"
@@ -106,7 +109,7 @@ def test_a_hidden_test_shows_no_more_than_results_json(tmp_path):
                   hidden=True)
     shown = Item("09", "test", "t_open", 2, 2, PASSED, "passed")
     skipped = Item("09", "metric", "m", 6, 0, SKIPPED, SKIP_WHY)
-    results = report.results_json([secret, shown, skipped], 1, "", True)
+    results = report.results_json([secret, shown, skipped], 1, [], True)
     page = html_report.render(results, 0)
     assert "check_x.c" not in page and html_report.e(hidden.WITHHELD) in page
     assert SKIP_WHY in page
@@ -130,7 +133,7 @@ def test_make_report_writes_the_page_and_one_lab_without_grading(graded, capsys)
 
 
 def test_the_hook_never_fails_and_says_why(tmp_path):
-    line = html_report.after_grading(str(tmp_path / "missing"), {}, {})
+    line = html_report.after_grading(str(tmp_path / "missing"), {})
     assert line.startswith("note: no HTML report") and "\n" not in line
 
 
@@ -140,21 +143,64 @@ def test_a_page_that_cannot_be_written_leaves_the_grade_as_it_was(graded, monkey
     def broken(*_args, **_kw):
         raise RuntimeError("boom")
     monkeypatch.setattr(html_report, "render", broken)
-    line = html_report.after_grading(str(graded), {}, {})
+    line = html_report.after_grading(str(graded), {})
     assert line.startswith("note: no HTML report") and "boom" in line
     assert (graded / "results.json").read_bytes() == before
     assert not (graded / "report.html").exists()
 
 
-def test_the_hook_keeps_the_runs_seed_for_make_report(graded):
-    line = html_report.after_grading(str(graded), {"09": "mlmem: seed 7 (replay)"}, {})
+def test_make_report_takes_the_seed_from_results_json(graded):
+    line = html_report.after_grading(str(graded), {})
     assert line.startswith("report: ") and (graded / "report.html").is_file()
     os.remove(graded / "report.html")
     html_report.main(["--dir", str(graded)])
-    assert "mlmem: seed 7" in (graded / "report.html").read_text()
-    (graded / "results.json").write_text(json.dumps({**RESULTS, "score": 11}))
-    html_report.main(["--dir", str(graded)])               # a later grade: the old seed is void
-    assert "mlmem: seed 7" not in (graded / "report.html").read_text()
+    assert "mlmem: seed 42" in (graded / "report.html").read_text()
+    labs = {"09": {k: v for k, v in RESULTS["extra_data"]["labs"]["09"].items() if k != "seed"}}
+    (graded / "results.json").write_text(json.dumps(
+        {**RESULTS, "output": "lab 09: mlmem: seed 7 (replay with MLMEM_SEED=7)",
+         "extra_data": {**RESULTS["extra_data"], "labs": labs}}))
+    html_report.main(["--dir", str(graded)])   # a later grade without a seed: none, not parsed
+    assert "mlmem: seed" not in (graded / "report.html").read_text()
+
+
+def test_notes_come_from_the_data_not_from_gradescopes_output():
+    results = {**RESULTS, "output": "lab 09: words only Gradescope shows",
+               "extra_data": {**RESULTS["extra_data"], "notes": [
+                   {"lab": "", "text": "isolation: none"},
+                   {"lab": "09", "text": "build failed\nsrc/kv.c:3: error: x"}]}}
+    page = html_report.render(results, 0)
+    assert "words only Gradescope shows" not in page
+    assert "isolation: none\nlab 09: build failed\nsrc/kv.c:3: error: x" in page
+    assert "<h3>Notes</h3>" not in html_report.render(
+        {**RESULTS, "extra_data": {**RESULTS["extra_data"], "notes": []}}, 0)
+
+
+def test_one_labs_page_takes_its_items_and_notes_by_their_lab_field():
+    other = {"name": "lab09 / t_elsewhere", "score": 1, "max_score": 1, "status": "passed",
+             "output": "passed", "lab": "03"}
+    notes = [{"lab": "09", "text": "mine\nand its second line"}, {"lab": "03", "text": "theirs"},
+             {"lab": "", "text": "the whole run"}]
+    results = {**RESULTS, "tests": RESULTS["tests"] + [other],
+               "extra_data": {**RESULTS["extra_data"], "notes": notes}}
+    mine = html_report.only_lab(results, "09")
+    assert "t_elsewhere" not in json.dumps(mine["tests"]) and len(mine["tests"]) == 5
+    assert mine["extra_data"]["notes"] == notes[:1]
+    assert mine["output"] == report.markdown("lab 09: mine\nand its second line")
+    assert [t["name"] for t in html_report.only_lab(results, "03")["tests"]] == [other["name"]]
+    with pytest.raises(KeyError):
+        html_report.only_lab({**RESULTS, "tests": [{**t, "lab": "03"} for t in RESULTS["tests"]]},
+                             "09")
+
+
+def test_a_pages_items_and_seed_from_a_grading_run(tmp_path):
+    """The page of results.json as the grader writes it: items by lab, notes and seed as data."""
+    items = [Item("09", "test", "t", 2, 0, FAILED, "did not run: ended", cause=Cause.STOPPED),
+             Item("03", "test", "u", 1, 1, PASSED, "passed")]
+    results = report.results_json(items, 1, [Note("09", "a note")], True,
+                                  seeds={"09": "mlmem: seed 3 (replay with MLMEM_SEED=3)"})
+    assert list(html_report.entries_by_lab(results)) == ["09", "03"]
+    text = re.sub(r"<[^>]+>", "", html_report.render(results, 0))
+    assert "lab 09: mlmem: seed 3" in text and "lab 09: a note" in text
 
 
 def test_plots_without_matplotlib_are_named_not_fatal(monkeypatch):
@@ -196,7 +242,8 @@ def chromium() -> str:
 def test_chromium_renders_the_page_offline(graded, tmp_path):
     browser = chromium()
     long_line = {"name": "lab09 / test_out_of_blocks_changes_nothing", "score": 0,
-                 "max_score": 2, "status": "failed", "output": "x" * 3000 + "\n" + "y\n" * 400}
+                 "max_score": 2, "status": "failed", "output": "x" * 3000 + "\n" + "y\n" * 400,
+                 "lab": "09"}
     (graded / "results.json").write_text(json.dumps({**RESULTS,
                                                      "tests": RESULTS["tests"] + [long_line]}))
     page = html_report.write(str(graded))

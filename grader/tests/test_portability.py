@@ -9,6 +9,8 @@ import os
 import re
 import sys
 
+import pytest
+
 from conftest import ROOT
 
 DEVCONTAINER = os.path.join(ROOT, ".devcontainer", "devcontainer.json")
@@ -95,14 +97,25 @@ def test_dockerfile_base_can_be_replaced():
 def test_split_results_separates_tests_metrics_and_skips():
     res = {"output": "", "extra_data": {"not_measured": [
         {"name": "lab04 / performance: bw", "points": 5}]},
-        "tests": [{"name": "lab04 / test_a", "score": 2, "max_score": 2},
-                  {"name": "lab04 / test_b", "score": 0, "max_score": 3,
+        "tests": [{"name": "lab04 / test_a", "score": 2, "max_score": 2, "lab": "04"},
+                  {"name": "lab04 / test_b", "score": 0, "max_score": 3, "lab": "04",
                    "output": "skipped: this machine refuses move_pages"},
-                  {"name": "lab04 / performance: plan", "score": 12, "max_score": 12},
-                  {"name": "lab04 / performance: bw", "score": 0, "max_score": 5},
-                  {"name": "lab03 / test_c", "score": 1, "max_score": 1}]}
+                  {"name": "lab04 / performance: plan", "score": 12, "max_score": 12,
+                   "lab": "04"},
+                  {"name": "lab04 / performance: bw", "score": 0, "max_score": 5, "lab": "04"},
+                  {"name": "lab03 / test_c", "score": 1, "max_score": 1, "lab": "03",
+                   "cause": "not-built"}]}
     tests, metrics, built = portability().split_results(res, "04")
     assert tests == (2, 5, 3) and metrics == (12, 17, 5) and built
+
+
+@pytest.mark.parametrize("cause, built", [("not-built", False), ("no-submission", False),
+                                          ("compiler-crash", True), ("stopped", True)])
+def test_whether_a_lab_built_is_read_from_its_items_causes(cause, built):
+    res = {"output": "lab 04: build failed",     # Gradescope's words: not what is read
+           "tests": [{"name": "lab04 / t", "score": 0, "max_score": 2, "lab": "04",
+                      "cause": cause}]}
+    assert portability().split_results(res, "04")[2] == built
 
 
 def test_table_has_one_row_per_run():

@@ -101,3 +101,26 @@ def test_the_student_trees_code_quotes_no_solution(tmp_path):
                 hits += [f"{f}:{line} <- {s[0]}: {q}" for line, s, q in
                          leaks.quoted(fh.read(), wanted)]
     assert hits == []
+
+
+def test_the_release_check_reads_a_build_failure_from_its_cause(tmp_path, monkeypatch):
+    """grade_check finds a lab that does not build by its items' cause, not by their words."""
+    import json
+    import subprocess
+    tests = [{"name": "lab01 / a", "score": 0, "max_score": 1, "status": "failed", "lab": "01",
+              "cause": "not-built", "output": "words\nmore"},
+             {"name": "lab01 / b", "score": 0, "max_score": 1, "status": "failed", "lab": "01",
+              "cause": "", "output": "does not compile: the test's own words"},
+             {"name": "lab01 / c", "score": 1, "max_score": 1, "status": "passed", "lab": "01",
+              "cause": "", "output": "passed"}]
+
+    def grader(cmd, **kw):
+        out = cmd[cmd.index("--out") + 1]
+        os.makedirs(out)
+        with open(os.path.join(out, "results.json"), "w") as f:
+            json.dump({"tests": tests}, f)
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+    monkeypatch.setattr(release.subprocess, "run", grader)
+    (tmp_path / "tree").mkdir()
+    problems = release.grade_check(str(tmp_path / "tree"), out=lambda _: None)
+    assert problems == ["lab01 / a: words", "lab01 / c: the skeleton passes it"]

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from grader import bench, grade, hidden, hw, labs, report
-from grader.results import FAILED, PARTIAL, PASSED, SKIPPED, Item
+from grader import bench, build, checkrun, grade, hidden, hw, labs, report, sandbox
+from grader.results import FAILED, PARTIAL, PASSED, SKIPPED, Cause, Item, Note
 
 LAB01 = "lab01-cache-lines"
 
@@ -26,14 +26,64 @@ def test_a_hidden_tests_message_is_withheld_everywhere(tmp_path):
     secret = Item("01", "test", "t_hidden", 2, 0, FAILED, "expected 42 at check_x.c:9",
                   hidden=True)
     crashed = Item("01", "test", "t_hidden2", 2, 0, FAILED,
-                   "did not run: the test program ended (crashed: SIGSEGV)", hidden=True)
+                   "did not run: the test program ended (crashed: SIGSEGV)", cause=Cause.STOPPED,
+                   hidden=True)
     line = report.item_line(secret)
     assert "42" not in line and hidden.WITHHELD in line
     assert "SIGSEGV" in report.item_line(crashed), "how a hidden test ended is shown"
-    d = report.results_json([secret, crashed], 1, "", True)
+    d = report.results_json([secret, crashed], 1, [], True)
     assert "42" not in json.dumps(d) and "SIGSEGV" in json.dumps(d)
     report.write_junit(str(tmp_path / "j.xml"), [secret])
     assert "42" not in (tmp_path / "j.xml").read_text()
+
+
+def test_a_hidden_tests_own_words_are_withheld_whatever_they_say():
+    """Only the cause decides: a hidden test whose own message reads like the grader's is still
+    withheld."""
+    mimic = Item("01", "test", "t_hidden", 2, 0, FAILED, "did not run: expected 42 (check_x.c:9)",
+                 hidden=True)
+    assert report.shown_output(mimic) == hidden.WITHHELD
+    assert "42" not in json.dumps(report.results_json([mimic], 1, [], True))
+
+
+@pytest.mark.parametrize("cause", [Cause.NO_SUBMISSION, Cause.NOT_BUILT, Cause.COMPILER_CRASH,
+                                   Cause.STOPPED, Cause.EXITED_EARLY])
+def test_the_graders_own_words_are_shown_for_a_hidden_test(cause):
+    i = Item("01", "test", "t_hidden", 2, 0, FAILED, "the grader's words", cause=cause,
+             hidden=True)
+    assert report.shown_output(i) == "the grader's words"
+    entry = report.results_json([i], 1, [], True)["tests"][0]
+    assert (entry["output"], entry["cause"], entry["lab"]) == ("the grader's words", cause, "01")
+
+
+def _whole(**kw) -> sandbox.RunResult:
+    return sandbox.RunResult(None, 11, False, "", "", 0, 1.0, **kw)
+
+
+def test_a_test_without_a_result_or_a_completion_record_has_the_graders_cause():
+    lab = labs.load(LAB01)
+    t = labs.Test("t", 2, hidden=True)
+    watch = sandbox.Watch("check.xml", 12)
+    for whole in (_whole(), _whole(stalled=True, watch=watch),
+                  dataclasses.replace(_whole(), timed_out=True)):
+        item = checkrun._item(lab, t, {}, {}, whole)
+        assert item.cause == Cause.STOPPED and item.output.startswith("did not run")
+    item = checkrun._item(lab, t, {"t": ("success", "")}, {}, _whole())
+    assert (item.cause, item.output) == (Cause.EXITED_EARLY, checkrun.EXITED_EARLY)
+    item = checkrun._item(lab, t, {"t": ("failure", "x == 3")}, {}, _whole())
+    assert (item.cause, item.output) == (Cause.OWN, hidden.WITHHELD)
+    item = checkrun._item(lab, t, {"t": ("success", "")}, {"t": "done"}, _whole())
+    assert (item.status, item.cause) == (PASSED, Cause.OWN)
+
+
+@pytest.mark.parametrize("built, cause", [
+    (build.Built(False, "", "", [], no_submission=True), Cause.NO_SUBMISSION),
+    (build.Built(False, "", "src/x.c:3:1: error: expected ';'", []), Cause.NOT_BUILT)])
+def test_a_lab_that_did_not_build_says_so_as_its_cause(tmp_path, built, cause):
+    g = grade.Grading("labs", None, out=lambda _: None, results_dir=str(tmp_path))
+    items = g._not_built(labs.load(LAB01), built)
+    assert items and {i.cause for i in items} == {cause}
+    assert {i.kind for i in items} == {"test", "metric"}
 
 
 def test_a_skip_keeps_its_points_in_the_maximum_and_is_named():
@@ -63,7 +113,7 @@ def test_the_benchmarks_info_is_printed_compactly_and_kept_in_results_json():
     assert "workers: n 4; pss_mib 65" in text and all(len(x) <= 104 for x in lines)
     items = [Item("06", "metric", "m", 5, 5, PASSED, "ok", 1.0)]
     assert "  info: epoch_mib 64" in report.lab_summary("06", items, info)
-    d = report.results_json(items, 1, "", True, {"06": info})
+    d = report.results_json(items, 1, [], True, {"06": info})
     assert d["extra_data"]["labs"]["06"]["info"] == info
     assert d["extra_data"]["labs"]["06"]["max_score"] == 5
 
@@ -72,7 +122,7 @@ def test_results_json_metric_output_carries_the_title_and_the_leaderboard_its_or
     items = [Item("07", "metric", "calls", 10, 10, PASSED, "2 calls", 2.0, title="raw calls",
                   higher_is_better=False),
              Item("07", "metric", "speedup", 8, 8, PASSED, "9x", 9.0, higher_is_better=True)]
-    d = report.results_json(items, 1, "", True)
+    d = report.results_json(items, 1, [], True)
     assert d["tests"][0]["name"] == "lab07 / performance: calls"
     assert d["tests"][0]["output"] == "2 calls\n\nmeasures: raw calls"
     assert d["leaderboard"] == [{"name": "lab07 calls", "value": 2.0, "order": "asc"},
@@ -94,12 +144,28 @@ def test_record_annotates_items_and_its_notes_reach_results_json(tmp_path):
     d = json.loads((tmp_path / "results.json").read_text())
     assert "lab 01: not in lab.toml (0 points): test_extra" in d["output"]
     assert "lab 01: the benchmark's output was cut" in d["output"]
+    assert d["extra_data"]["notes"] == [
+        {"lab": "01", "text": "not in lab.toml (0 points): test_extra"},
+        {"lab": "01", "text": "the benchmark's output was cut: 10 more bytes dropped"}]
+    assert [t["lab"] for t in d["tests"]] == ["01", "01"]
     assert [t["name"] for t in d["tests"]] == ["lab01 / test_secret",
                                               f"lab01 / performance: {m.name}"]
     assert d["tests"][0]["output"] == hidden.WITHHELD and "x == 3" not in "\n".join(out)
     assert d["tests"][1]["output"].endswith(f"measures: {m.title}")
     assert d["leaderboard"][0]["order"] == "desc"
     assert any(m.title in line for line in out)
+
+
+def test_notes_and_seeds_are_data_and_output_keeps_gradescopes_lines():
+    notes = [Note("", "isolation: none"), Note("07", "build failed\nsrc/a.c:1: error: x")]
+    items = [Item("07", "test", "t", 1, 1, PASSED, "passed")]
+    d = report.results_json(items, 1, notes, True, seeds={"07": "mlmem: seed 5 (replay)"})
+    assert d["output"] == report.markdown("isolation: none\nlab 07: build failed\n"
+                                          "src/a.c:1: error: x")
+    assert d["extra_data"]["notes"] == [{"lab": "", "text": "isolation: none"},
+                                        {"lab": "07", "text": "build failed\nsrc/a.c:1: error: x"}]
+    assert d["extra_data"]["labs"]["07"]["seed"] == "mlmem: seed 5 (replay)"
+    assert "seed" not in report.results_json(items, 1, [], True)["extra_data"]["labs"]["07"]
 
 
 def test_a_benchmark_that_ran_and_failed_says_failed():
@@ -149,7 +215,7 @@ def test_gradescope_sees_visibility_and_markdown():
     shown = Item("01", "test", "t", 1, 0, FAILED, "boom\nline `a` ```x```")
     secret = Item("01", "test", "s", 1, 1, PASSED, "passed", hidden=True)
     later = Item("01", "test", "u", 1, 1, PASSED, "passed", visibility="after_due_date")
-    d = report.results_json([shown, secret, later], 1, "note", True)
+    d = report.results_json([shown, secret, later], 1, [Note("", "note")], True)
     assert (d["output_format"], d["test_output_format"]) == ("md", "md")
     assert [t["visibility"] for t in d["tests"]] == ["visible", "after_published",
                                                      "after_due_date"]
