@@ -35,13 +35,14 @@ class Grading:
         self.seeds: dict[str, str] = {}    # lab id -> the seed line its tests printed
         self.series: dict[str, dict] = {}  # lab id -> its benchmark's series (for report.html)
         self.no_hint: set[str] = set()     # labs that lost points to a compiler crash
+        self.staged: dict[str, dict] = {}  # lab id -> {submission, stage} (report._labs)
         self.start = time.monotonic()
         self.out = out
 
     def save(self, done: bool):
         elapsed = time.monotonic() - self.start
         report.write_results(os.path.join(self.results_dir, "results.json"), self.items, elapsed,
-                             self.notes, done, self.info, self.seeds)
+                             self.notes, done, self.info, self.seeds, self.staged)
         if done:
             report.write_junit(os.path.join(self.results_dir, "junit.xml"), self.items)
 
@@ -101,6 +102,9 @@ class Grading:
         lab = hidden.extend(lab, self.hidden_dir)
         self.out(f"\nlab {lab.id}  {lab.title}  ({self.submission}/{lab.slug})")
         built = build.build(lab, self.submission)
+        self.staged[lab.id] = {k: os.path.relpath(p, build.ROOT) for k, p in (
+            ("submission", self.submission),
+            ("stage", os.path.join(os.path.dirname(built.out_dir), "stage")))}
         if built.missing and not built.no_submission:
             self.out(f"  note: not in the submission, the skeleton's used: {', '.join(built.missing)}")
         if built.compiler_crash:

@@ -121,11 +121,11 @@ def latest_grade(lab: Lab, grade_dir: str = GRADE_DIR) -> tuple[dict | None, str
     mine = [t for t in res.get("tests", []) if t.get("lab") == lab.id]
     if not mine:
         return None, f"the latest `make grade` did not grade lab {lab.id}"
-    stages = sorted(build.graded_dirs(lab.slug),
-                    key=lambda d: os.path.getmtime(os.path.join(d, "stage")))
-    if not stages or os.path.basename(os.path.dirname(stages[-1])) != "labs":
+    staged = ((res.get("extra_data") or {}).get("labs") or {}).get(lab.id, {}).get("staged")
+    if not staged or (os.path.realpath(os.path.join(ROOT, staged["submission"])) !=
+                      os.path.realpath(os.path.join(ROOT, "labs"))):
         return None, f"the latest grade of lab {lab.id} was not of your files in labs/"
-    stage = os.path.join(stages[-1], "stage")
+    stage = os.path.join(ROOT, staged["stage"])
     changed = [rel for rel in lab.editable
                if not _same(os.path.join(stage, rel), os.path.join(lab.path, rel))]
     if changed:

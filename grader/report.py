@@ -172,20 +172,25 @@ def _entry(i: Item) -> dict:
     return entry
 
 
-def _labs(items: list[Item], info: dict[str, dict], seeds: dict[str, str]) -> dict:
-    """extra_data.labs: per lab id, its totals, its benchmark's info and its seed line."""
+def _labs(items: list[Item], info: dict[str, dict], seeds: dict[str, str],
+          staged: dict[str, dict]) -> dict:
+    """extra_data.labs: per lab id, its totals, its benchmark's info, its seed line and what was
+    graded (staged: the submission folder and the staged copy, relative to the repository)."""
     labs = {}
     for lab in sorted({i.lab for i in items}):
         s, m, sk = totals([i for i in items if i.lab == lab])
         labs[lab] = {"score": s, "max_score": m, "skipped_points": sk, "info": info.get(lab, {})}
         if lab in seeds:
             labs[lab]["seed"] = seeds[lab]
+        if lab in staged:
+            labs[lab]["staged"] = staged[lab]
     return labs
 
 
 def results_json(items: list[Item], elapsed_s: float, notes: list[Note], done: bool,
                  info: dict[str, dict] | None = None,
-                 seeds: dict[str, str] | None = None) -> dict:
+                 seeds: dict[str, str] | None = None,
+                 staged: dict[str, dict] | None = None) -> dict:
     """Gradescope's schema: score, execution_time, output (the notes, one "lab NN: ..." line
     each), tests[] (name, score, max_score, status, output, visibility), leaderboard[] (name,
     value, order), extra_data. Our own readers take data, never text: each tests[] entry adds
@@ -194,7 +199,9 @@ def results_json(items: list[Item], elapsed_s: float, notes: list[Note], done: b
     skipped item keeps its max_score with score 0 and no status, and is listed in
     extra_data.not_measured (name, points, why, again). extra_data.labs has, per lab id, the
     lab's score, max_score, skipped_points (not yet measured), the benchmark's info figures and,
-    where its tests printed one, the seed line ("mlmem: seed ...")."""
+    where its tests printed one, the seed line ("mlmem: seed ..."); where it was built, staged:
+    {submission, stage}, the folders graded and staged (`make handin` compares the stage with
+    the student's files)."""
     score, most, skipped = totals(items)
     tests = [_entry(i) for i in items]
     out = {"score": score, "max_score": most, "execution_time": round(elapsed_s, 1),
@@ -202,7 +209,7 @@ def results_json(items: list[Item], elapsed_s: float, notes: list[Note], done: b
            "test_output_format": "md", "visibility": "visible", "stdout_visibility": "hidden",
            "tests": tests,
            "extra_data": {"skipped_points": skipped, "complete": done,
-                          "labs": _labs(items, info or {}, seeds or {}),
+                          "labs": _labs(items, info or {}, seeds or {}, staged or {}),
                           "notes": [dataclasses.asdict(n) for n in notes],
                           "not_measured": [{"name": _entry(i)["name"], "points": i.max_score,
                                             "why": i.output, "again": not i.lasting}
@@ -214,9 +221,10 @@ def results_json(items: list[Item], elapsed_s: float, notes: list[Note], done: b
 
 
 def write_results(path: str, items: list[Item], elapsed_s: float, notes: list[Note], done: bool,
-                  info: dict[str, dict] | None = None, seeds: dict[str, str] | None = None):
+                  info: dict[str, dict] | None = None, seeds: dict[str, str] | None = None,
+                  staged: dict[str, dict] | None = None):
     """results.json (results_json), written atomically."""
-    write_text(path, json.dumps(results_json(items, elapsed_s, notes, done, info, seeds),
+    write_text(path, json.dumps(results_json(items, elapsed_s, notes, done, info, seeds, staged),
                                 indent=2) + "\n")
 
 

@@ -119,7 +119,8 @@ def _fake_grade(tree, lab):
              Item("01", "metric", "counters_speedup", 0, 0, SKIPPED, "needs 2 cores"),
              Item("02", "test", "test_amat_one_level", 1, 1, PASSED, "passed")]
     results = tree / "build" / "grade"
-    report.write_results(str(results / "results.json"), items, 1.0, [], True)
+    staged = {"01": {"submission": "labs", "stage": f"build/grade/labs/{lab.slug}/stage"}}
+    report.write_results(str(results / "results.json"), items, 1.0, [], True, staged=staged)
     report.write_text(grade.table_path(str(results), "01"),
                       report.lab_table("01", items[:3]) + "\n")
 
