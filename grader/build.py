@@ -13,6 +13,7 @@ import fcntl
 import os
 import re
 import shutil
+import subprocess
 from dataclasses import dataclass
 
 from . import sandbox, submission as handed_in
@@ -110,25 +111,29 @@ def _public_stage(lab: Lab, stage_dir: str, run_dir: str) -> str:
     return dest
 
 
-def compiler_tag() -> str:
-    """'' for the default C compiler, else '-<name>' (CC=clang: '-clang'): objects built by one
-    compiler are never reused by another."""
-    cc = os.path.basename(os.environ.get("CC", "").split(" ")[0])
-    return "" if cc in ("", "cc", "gcc") else "-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", cc)
+def _flag_vars(variant: str, werror: bool) -> list[str]:
+    """A flag set as make's command-line assignments: SAN=<variant>, WERROR=1 (common/flags.mk)."""
+    return ([f"SAN={variant}"] if variant else []) + (["WERROR=1"] if werror else [])
 
 
 def flags_tag(variant: str = "", werror: bool = False) -> str:
-    """The build folder's suffix for a flag set, as common/flags.mk's FLAGS_TAG names the folders
-    of `make labNN`: '-<sanitizer>', '-werror', then compiler_tag() ('-asan-clang'). Objects built
-    with other flags (those of common/, which staging does not renew) are never reused."""
-    return (f"-{variant}" if variant else "") + ("-werror" if werror else "") + compiler_tag()
+    """The build folder's suffix for a flag set and this $CC: common/flags.mk's FLAGS_TAG, which
+    names the folders of `make labNN` too ('-asan', '-tsan-werror', '-ubsan-clang'; '' for the
+    default flags), asked of make so that the rule lives in one place. Objects built with other
+    flags (those of common/, which staging does not renew) are never reused. Raises
+    subprocess.CalledProcessError if make cannot say (no make, a SAN it does not know)."""
+    cmd = ["make", "-s", "--no-print-directory", "-f", os.path.join(ROOT, "common", "flags.mk"),
+           "--eval", "mm-flags-tag: ; @echo '$(FLAGS_TAG)'", "mm-flags-tag",
+           *_flag_vars(variant, werror)]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout.strip()
 
 
 def _make(labsrc: str, out: str, variant: str, werror: bool, *goals: str,
           rules: str = os.path.join(ROOT, "common", "lab-build.mk")) -> list[str]:
     cmd = ["make", "-s", "-f", rules, f"LABSRC={labsrc}",
            f"OUT={out}", f"-j{min(4, os.cpu_count() or 1)}", *goals]
-    return cmd + ([f"SAN={variant}"] if variant else []) + (["WERROR=1"] if werror else [])
+    return cmd + _flag_vars(variant, werror)
 
 
 def _limits_hit(res: sandbox.RunResult, log: str) -> str:

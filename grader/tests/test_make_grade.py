@@ -109,7 +109,7 @@ def _symbols(path) -> str:
 
 @pytest.mark.slow
 def test_sanitizer_build_has_its_own_folder(tree):
-    cc = build.compiler_tag()
+    cc = build.flags_tag()   # the compiler's part: '' for cc/gcc
     plain = tree / "build" / "labs" / (LAB03 + cc)
     before = (plain / "check_lab").stat().st_mtime_ns
     proc = make(tree, "lab03", "SAN=asan")
