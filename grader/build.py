@@ -98,11 +98,12 @@ def stage(lab: Lab, submission: str, dest: str) -> tuple[list[str], bool, list[s
 
 
 def _public_stage(lab: Lab, stage_dir: str, run_dir: str) -> str:
-    """What the untrusted step compiles: the lab's headers, provided sources, lab.toml and lab.mk
-    with the student's editable files (from the trusted stage), in the sandbox's run folder."""
+    """What the untrusted step compiles: the lab's headers, provided sources and lab.mk with the
+    student's editable files (from the trusted stage), in the sandbox's run folder. lab.toml stays
+    out: what the build needs of it comes as make variables (Lab.make_vars)."""
     dest = os.path.join(run_dir, lab.slug)
     os.makedirs(dest)
-    for entry in ("include", "src", "lab.toml", "lab.mk"):
+    for entry in ("include", "src", "lab.mk"):
         src = os.path.join(stage_dir, entry)
         if os.path.isdir(src):
             shutil.copytree(src, os.path.join(dest, entry))
@@ -129,11 +130,12 @@ def flags_tag(variant: str = "", werror: bool = False) -> str:
                           check=True).stdout.strip()
 
 
-def _make(labsrc: str, out: str, variant: str, werror: bool, *goals: str,
+def _make(lab: Lab, labsrc: str, out: str, variant: str, werror: bool, *goals: str,
           rules: str = os.path.join(ROOT, "common", "lab-build.mk")) -> list[str]:
-    cmd = ["make", "-s", "-f", rules, f"LABSRC={labsrc}",
-           f"OUT={out}", f"-j{min(4, os.cpu_count() or 1)}", *goals]
-    return cmd + _flag_vars(variant, werror)
+    """The make command that builds `goals` (default: all) of lab, staged in labsrc, into out."""
+    return (["make", "-s", "-f", rules, f"LABSRC={labsrc}", f"OUT={out}",
+             f"-j{min(4, os.cpu_count() or 1)}", *goals] + lab.make_vars() +
+            _flag_vars(variant, werror))
 
 
 def _limits_hit(res: sandbox.RunResult, log: str) -> str:
@@ -176,7 +178,7 @@ def compile_student(lab: Lab, stage_dir: str, parts: str, variant: str,
         shutil.copytree(os.path.join(ROOT, "common"), common,
                         ignore=shutil.ignore_patterns("selftest"))
         out = os.path.join(run_dir, "out")
-        res = sandbox.run(_make(labsrc, out, variant, werror, "student-object",
+        res = sandbox.run(_make(lab, labsrc, out, variant, werror, "student-object",
                                 rules=os.path.join(common, "lab-build.mk")), STUDENT_BUILD,
                           cwd=run_dir, env=sandbox.base_env(run_dir, **_tool_env()))
         log = (res.stdout + res.stderr).replace(labsrc + "/", f"{lab.slug}/")
@@ -219,7 +221,7 @@ def build(lab: Lab, submission: str, variant: str = "", werror: bool = False,
         if not ok:
             return Built(False, out_dir, log, missing, compiler_crash=crash,
                          crash_in_student=bool(crash))
-    res = sandbox.run(_make(stage_dir, out_dir, variant, werror) +
+    res = sandbox.run(_make(lab, stage_dir, out_dir, variant, werror) +
                       ([f"STUDENT_PREBUILT={obj}"] if student_c else []),
                       sandbox.Limits(timeout_s=600, address_space_mb=None, nproc=4096,
                                      output_bytes=64 * 1024),
