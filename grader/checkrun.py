@@ -89,11 +89,11 @@ def _parse_xml(path: str) -> dict[str, tuple[str, str]]:
     return out
 
 
-def _item(lab: Lab, t, xml: dict, done: dict, whole: sandbox.RunResult) -> Item:
+def _item(lab: Lab, t, xml: dict, done: dict[str, seal.Mark], whole: sandbox.RunResult) -> Item:
     item = Item(lab.id, "test", t.name, t.points)
     mark = done.get(t.name)
-    if mark is not None and mark.startswith("SKIP:"):
-        item.status, item.output, item.lasting = SKIPPED, mark[5:], True   # MM_SKIP: hardware
+    if mark is not None and mark.skipped:
+        item.status, item.output, item.lasting = SKIPPED, mark.why, True   # MM_SKIP: hardware
     elif t.name not in xml and whole.stalled:
         item.output = f"{STALLED} (no test result for {whole.watch.stall_s:g} s; stopped)"
     elif t.name not in xml and whole.timed_out:
