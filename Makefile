@@ -8,9 +8,10 @@ LAB_IDS    := $(patsubst lab%,%,$(foreach l,$(LABS),$(firstword $(subst -, ,$l))
 SUBMISSION ?= labs
 BUILD      := build
 DEPS_OK     = bash common/setup-deps.sh
-# The grader's command: the packages first, then a Python 3.11+ (3.10 with tomli) with pytest;
-# a failure of either says which it was.
-GRADER      = { $(DEPS_OK) || { echo "mlmem: setting up the packages mlmem needs failed (see above); \`make deps\` tries again" >&2; exit 1; }; } && { py=$$(common/find-python.sh) || { echo "mlmem: no Python 3.11+ (or 3.10 with tomli) with pytest found (install python3-pytest)" >&2; exit 1; }; } && $$py -m grader
+# Sets py to a Python 3.11+ (3.10 with tomli) with pytest, or says there is none and fails.
+FIND_PY     = { py=$$(common/find-python.sh) || { echo "mlmem: no Python 3.11+ (or 3.10 with tomli) with pytest found (install python3-pytest)" >&2; exit 1; }; }
+# The grader's command: the packages first, then the Python; a failure of either says which it was.
+GRADER      = { $(DEPS_OK) || { echo "mlmem: setting up the packages mlmem needs failed (see above); \`make deps\` tries again" >&2; exit 1; }; } && $(FIND_PY) && $$py -m grader
 
 lab_slug = $(filter lab$(1)-%,$(LABS))
 
@@ -70,7 +71,8 @@ deps:
 # make labNN builds into build/labs/<slug><FLAGS_TAG>/ (common/flags.mk: one folder per flag set,
 # e.g. build/labs/lab03-tensor-strides-asan/ for SAN=asan) and leaves a stamp there, `made` (the
 # flags, if any): the lab built last is the one `make grade` and `make handin` take without LAB
-# (grader/handin.py).
+# (grader/handin.py). What the build needs of lab.toml (the student's files, CUDA or not) the
+# grader reads and passes on as make variables (python3 -m grader make-vars: grader/labs.py).
 lab_out = $(BUILD)/labs/$(call lab_slug,$1)$(FLAGS_TAG)
 lab%:
 	@if [ -z "$(call lab_slug,$*)" ]; then \
@@ -78,7 +80,8 @@ lab%:
 	@$(DEPS_OK)
 	@mkdir -p $(call lab_out,$*) && echo "$(FLAGS_SET)" > $(call lab_out,$*)/made
 	@$(if $(FLAGS_SET),echo "mlmem: $(FLAGS_SET): building into $(call lab_out,$*)/ (a folder of its own: objects built with other flags are never reused)")
-	@$(MAKE) -f common/lab-build.mk LABSRC=labs/$(call lab_slug,$*) OUT=$(call lab_out,$*)
+	@$(FIND_PY) && vars=$$($$py -m grader make-vars --lab $*) && mapfile -t vars <<< "$$vars" && \
+	  $(MAKE) -f common/lab-build.mk LABSRC=labs/$(call lab_slug,$*) OUT=$(call lab_out,$*) "$${vars[@]}"
 	@echo "== unit tests of $(call lab_slug,$*) (your code in labs/$(call lab_slug,$*)/src$(if $(FLAGS_SET),; $(FLAGS_SET))) =="
 	@$(call lab_out,$*)/check_lab || echo "(some tests fail: see above; \`make grade LAB=$*\` scores them)"
 
@@ -132,8 +135,7 @@ $(BUILD)/tools/hwinfo: common/hwinfo.c common/mm_hw.c common/mm_hw.h common/mm_c
 
 # Not part of make test (it makes Debian roots and a container and grades every lab in each).
 portability:
-	@py=$$(common/find-python.sh) || { echo "mlmem: no Python 3.11+ (or 3.10 with tomli) with pytest found (install python3-pytest)" >&2; exit 1; }; \
-	  $$py tools/portability.py $(if $(ROOTS),--roots "$(ROOTS)") $(if $(PLATFORMS),--platforms "$(PLATFORMS)") $(if $(filter command line,$(origin LABS)),--labs "$(LABS)")
+	@$(FIND_PY) && $$py tools/portability.py $(if $(ROOTS),--roots "$(ROOTS)") $(if $(PLATFORMS),--platforms "$(PLATFORMS)") $(if $(filter command line,$(origin LABS)),--labs "$(LABS)")
 
 # The project's own tests (grader/tests/pytest.ini): all of them, one lab's (LAB=NN), or the fast tier.
 PYTEST_SELECT = $(foreach l,$(LAB),--lab $(l))
@@ -143,8 +145,7 @@ test check:
 	@py=$$(common/find-python.sh) && cd grader/tests && $$py -m pytest -q $(if $(filter check,$@),-m "not slow") $(PYTEST_SELECT) $(PYTEST_ARGS)
 
 new-lab:
-	@py=$$(common/find-python.sh) || { echo "mlmem: no Python 3.11+ (or 3.10 with tomli) with pytest found (install python3-pytest)" >&2; exit 1; }; \
-	  $$py -m grader.newlab --n "$(or $(N),$(error use: make new-lab N=NN SLUG=topic [TITLE="The title"]))" --slug "$(or $(SLUG),$(error use: make new-lab N=NN SLUG=topic [TITLE="The title"]))" $(if $(TITLE),--title "$(TITLE)")
+	@$(FIND_PY) && $$py -m grader.newlab --n "$(or $(N),$(error use: make new-lab N=NN SLUG=topic [TITLE="The title"]))" --slug "$(or $(SLUG),$(error use: make new-lab N=NN SLUG=topic [TITLE="The title"]))" $(if $(TITLE),--title "$(TITLE)")
 
 slides:
 	@bash slides/render.sh

@@ -1,8 +1,12 @@
 # Builds one lab out of tree: the student's library, the Check test program and the benchmark.
 #   make -f common/lab-build.mk LABSRC=<lab folder> OUT=<build folder> [SAN=..] [WERROR=1]
+#        [EDITABLE="src/a.c src/b.c"] [LAB_CUDA=1]
 # The lab folder holds include/, src/ (compiled into liblab.a), tests/ and bench/, and may add an
 # optional lab.mk with LAB_LDLIBS (extra libraries), LAB_PROGS (extra programs: name=src/x.c) and
 # extra prerequisites (e.g. data files copied into an object with MM_EMBED, common/mm_embed.h).
+# EDITABLE and LAB_CUDA are the lab's lab.toml as the grader reads it (grader/labs.py,
+# Lab.make_vars): the callers pass them (`make labNN`, grader/build.py); this file never reads
+# lab.toml. Without them (common/selftest) every file is archived as it is and there is no CUDA.
 ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 include $(ROOT)/common/flags.mk
 ifeq ($(LABSRC),)
@@ -15,6 +19,9 @@ Q := $(if $(filter 1,$(V)),,@)
 LAB_LDLIBS :=
 LAB_PROGS  :=
 -include $(LABSRC)/lab.mk
+# The libraries the lab's own lab.mk links, before CUDA's are added: the student's object may use
+# their names (common/student-object.sh).
+LAB_OWN_LDLIBS := $(LAB_LDLIBS)
 
 CPPFLAGS += -I$(LABSRC)/include -I$(ROOT)/common
 COMMON_SRCS := $(filter-out %/hwinfo.c %/mm_ck_main.c,$(wildcard $(ROOT)/common/*.c))
@@ -23,12 +30,12 @@ lab_objs = $(patsubst $(LABSRC)/%.c,$(OUT)/obj/%.o,$(wildcard $(LABSRC)/$1/*.c))
 LIB_OBJS := $(call lab_objs,src)
 CU_OBJS  :=
 EMU_OBJS :=
-# A lab that uses CUDA (src/*.cu, or LAB_CUDA := 1 in its lab.mk) always builds its CUDA runtime
+# A lab that uses CUDA (LAB_CUDA=1: lab.toml's `cuda = true`) always builds its CUDA runtime
 # code (MM_HAVE_CUDA) and links the emulated device (common/cudaemu/) behind a shim that picks the
 # real runtime where a GPU is usable and the emulator elsewhere. With a working nvcc its kernels
 # (src/*.cu) are compiled too (MM_HAVE_NVCC) against the toolkit's headers; without one the C
 # code compiles against the emulator's <cuda_runtime_api.h> and the kernels are left out.
-ifneq ($(or $(filter 1,$(LAB_CUDA)),$(wildcard $(LABSRC)/src/*.cu)),)
+ifeq ($(LAB_CUDA),1)
   include $(ROOT)/common/cudaemu/cudaemu.mk
   CUDAEMU_DEFS := -DMM_EMU_PRIVATE_NAMES
   EMU_OBJS := $(filter-out %/mm_cuda_abi_check.o,$(CUDAEMU_OBJS)) $(OUT)/obj/cudaemu/mm_cuda_shim.o
@@ -51,14 +58,12 @@ endif
 PROGS := $(OUT)/check_lab $(if $(wildcard $(LABSRC)/bench/*.c),$(OUT)/bench) $(foreach p,$(LAB_PROGS),$(OUT)/$(firstword $(subst =, ,$p)))
 all: $(PROGS)
 
-# The student's code (the C files of lab.toml's `editable` list, on one line or several) goes into liblab.a as one object that
+# The student's code (the C files of EDITABLE) goes into liblab.a as one object that
 # exports only the names the lab's headers declare (common/student-object.sh): a definition of
 # memcpy, clock_gettime, pthread_create or a harness function there changes only the student's own
 # calls, never the benchmark's baseline, its timer or the tests. The lab's provided sources are
-# archived as they are. A lab without lab.toml (common/selftest) archives everything as it is.
-EDITABLE_C := $(filter %.c,$(if $(wildcard $(LABSRC)/lab.toml),$(shell \
-  sed -n '/^editable *=/,/]/{s/^editable *=//;s/\#.*//;p;}' $(LABSRC)/lab.toml | tr -d '",[]')))
-STUDENT_OBJS := $(filter $(patsubst %.c,$(OUT)/obj/%.o,$(EDITABLE_C)),$(LIB_OBJS))
+# archived as they are. Without EDITABLE (common/selftest) everything is archived as it is.
+STUDENT_OBJS := $(filter $(patsubst %.c,$(OUT)/obj/%.o,$(filter %.c,$(EDITABLE))),$(LIB_OBJS))
 # The grader compiles the student's files in its sandbox (goal student-object) and links the
 # object it made here (STUDENT_PREBUILT=path): this build then never compiles them itself.
 STUDENT_OBJ  := $(if $(STUDENT_PREBUILT),$(STUDENT_PREBUILT),$(if $(STUDENT_OBJS),$(OUT)/obj/student.o))
@@ -72,7 +77,7 @@ $(OUT)/liblab.a: $(STUDENT_OBJ) $(filter-out $(STUDENT_OBJS),$(LIB_OBJS)) $(CU_O
 ifeq ($(STUDENT_PREBUILT),)
 $(OUT)/obj/student.o: $(STUDENT_OBJS) $(OUT)/obj/lab-headers.i $(ROOT)/common/student-object.sh
 	$(Q)sh $(ROOT)/common/student-object.sh $@ $(LABSRC) $(OUT)/obj/lab-headers.i "$(SAN)" \
-	  $(STUDENT_OBJS)
+	  "$(LAB_CUDA)" "$(strip $(LAB_OWN_LDLIBS))" $(STUDENT_OBJS)
 endif
 
 # The lab's headers together, preprocessed as the student's code is compiled.

@@ -44,8 +44,9 @@ void mm_test_begin(const char *name)
     this_skipped = 0;
 }
 
-/* Records a test's completion or skip: sealed for the grader (mm_seal.h) when it listens, and in
- * the done file for the report printed at the end. */
+/* Records a test's completion (what: MM_SEAL_DONE) or skip (MM_SEAL_SKIP, and why): sealed for
+ * the grader (mm_seal.h, whose kinds grader/seal.py reads) when it listens, and in the done file
+ * as "<what> <test> <why>\n" for the report printed at the end (read back by find_mark). */
 static void record(const char *what, const char *why)
 {
     if (mm_seal_on() && mm_seal_record(what, current, why) != 0)
@@ -61,7 +62,7 @@ static void record(const char *what, const char *why)
 void mm_test_reached_end(void)
 {
     if (!this_skipped)
-        record("DONE", "");
+        record(MM_SEAL_DONE, "");
 }
 
 void mm_test_skip(const char *fmt, ...)
@@ -74,7 +75,7 @@ void mm_test_skip(const char *fmt, ...)
     for (char *p = why; *p; p++)
         if (*p == '\n')
             *p = ' ';
-    record("SKIP", why);
+    record(MM_SEAL_SKIP, why);
     this_skipped = 1;
 }
 
@@ -227,7 +228,8 @@ static marks_t read_marks(const char *path)
     return m;
 }
 
-/* The line "<what> <test> ..." of the marks, or NULL; the last one if there are several. */
+/* The rest of the line "<what> <test> <why>" of the marks (as record writes them): its why, or
+ * NULL if there is no such line; the last one if there are several. */
 static const char *find_mark(const marks_t *m, const char *what, const char *test)
 {
     const char *hit = NULL;
@@ -266,7 +268,7 @@ static int report(SRunner *sr, mm_test_t **tests, size_t n, const char *done_pat
     TestResult **res = srunner_results(sr);
     for (int i = 0; i < nrun; i++) {
         const char *test = tr_tcname(res[i]), *msg = tr_msg(res[i]);
-        const char *skip = find_mark(&marks, "SKIP", test);
+        const char *skip = find_mark(&marks, MM_SEAL_SKIP, test);
         char kind = 'P';
         char why[512];
         if (tr_rtype(res[i]) == CK_FAILURE)
@@ -277,7 +279,7 @@ static int report(SRunner *sr, mm_test_t **tests, size_t n, const char *done_pat
             kind = 'S', skipped++;
             snprintf(why, sizeof why, "SKIPPED: %.*s", (int)strcspn(skip, "\n"), skip);
             msg = why;
-        } else if (marks.known && !find_mark(&marks, "DONE", test)) {
+        } else if (marks.known && !find_mark(&marks, MM_SEAL_DONE, test)) {
             kind = 'E', errors++;
             msg = "the test stopped before its end without failing (something called exit() or "
                   "_exit()); Check counts that as a pass, the grader does not";

@@ -95,12 +95,12 @@ int mm_seal_report(const char *report, size_t len)
 {
     if (!sealing)
         return -ENOTCONN;
-    const char *parts[] = { "REPORT", report };
-    size_t lens[] = { 6, len };
+    const char *parts[] = { MM_SEAL_REPORT, report };
+    size_t lens[] = { sizeof MM_SEAL_REPORT - 1, len };
     char hex[65], head[128];
     int rc = seal(parts, lens, 2, hex);
     if (rc)
         return rc;
-    int n = snprintf(head, sizeof head, "REPORT %zu %s\n", len, hex);
+    int n = snprintf(head, sizeof head, MM_SEAL_REPORT " %zu %s\n", len, hex);
     return put(head, (size_t)n) ? -EIO : put(report, len);
 }

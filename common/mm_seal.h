@@ -12,6 +12,15 @@
 #define MM_SEAL_FD 3
 #define MM_SEAL_KEY_FD 4
 
+/* The kinds of record: the first word of each one on the channel. grader/seal.py names the same
+ * words (DONE, SKIP, REPORT; grader/tests/test_seal.py checks that the two agree).
+ *   MM_SEAL_DONE    a test reached its end:         "DONE <test> <mac> "
+ *   MM_SEAL_SKIP    a test skipped itself (MM_SKIP): "SKIP <test> <mac> <why>"
+ *   MM_SEAL_REPORT  a benchmark's report:           "REPORT <len> <mac>\n" and the report */
+#define MM_SEAL_DONE "DONE"
+#define MM_SEAL_SKIP "SKIP"
+#define MM_SEAL_REPORT "REPORT"
+
 /* Reads the key (once; call first thing in main) when the grader asked for sealing
  * (MLMEM_SEAL=1, which it then removes). Returns 1 if sealing is on, 0 if not, -errno when the
  * grader asked for it and the key cannot be read (the caller then reports nothing). */
@@ -25,7 +34,8 @@ int mm_seal_on(void);
  * the first). Returns 0 or -errno (sealing off: -ENOTCONN). */
 MM_MUST_CHECK int mm_seal_record(const char *kind, const char *name, const char *text);
 
-/* Writes a benchmark's whole report, sealed: "REPORT <len> <mac>\n" then the len bytes. */
+/* Writes a benchmark's whole report, sealed: "REPORT <len> <mac>\n" (MM_SEAL_REPORT) then the len
+ * bytes. */
 MM_MUST_CHECK int mm_seal_report(const char *report, size_t len);
 
 #endif

@@ -2,8 +2,11 @@
 # Links the student's objects (the lab's editable files) into one object that exports only the
 # lab's API and reaches only the lab's API and the C library, so that code under test can neither
 # stand in for the C library, the timer or the harness nor call the harness.
-#   student-object.sh OUT.o LABSRC HEADERS.i SAN OBJ...
+#   student-object.sh OUT.o LABSRC HEADERS.i SAN CUDA LDLIBS OBJ...
 # HEADERS.i: LABSRC/include/*.h included together and preprocessed with the build's own flags.
+# SAN: the sanitizer build's name, or "". CUDA: 1 for a lab with CUDA code, or "". LDLIBS: the
+# libraries the lab's lab.mk links (its LAB_LDLIBS: "-lfoo -lbar"), or "". The build
+# (common/lab-build.mk) passes what it knows: this script reads neither lab.toml nor lab.mk.
 # 1. `ld -r` joins the objects: a call from one of the student's files to another still binds.
 # 2. The API: every name declared at file scope in LABSRC/include/*.h (in HEADERS.i, only the
 #    lines that come from those headers count, the system's are left out; what sits inside
@@ -15,11 +18,11 @@
 #    such as the CUDA emulator's, as HEADERS.i and the student's files include them: their -MMD
 #    dependency files name them), the names the shared libraries
 #    every program links define (libc, libm and libmvec, libpthread, libdl, librt, libgcc_s,
-#    libnuma, libhwloc: common/flags.mk's LDLIBS; and the lab's LAB_LDLIBS in its lab.mk), libgcc's
+#    libnuma, libhwloc: common/flags.mk's LDLIBS; and LDLIBS, the lab's own), libgcc's
 #    helpers, the compiler's glue (__stack_chk_fail, __tls_get_addr, __aarch64_* atomics, ...),
-#    cuda* in a lab that uses CUDA and __asan_*, __ubsan_*, ... in sanitizer builds. Never the
-#    harness's (mm_test_*, mm_bench_*, mm_ck_*): a call to mm_test_reached_end would mark a test
-#    finished that is not.
+#    cuda* in a lab that uses CUDA (CUDA=1) and __asan_*, __ubsan_*, ... in sanitizer builds.
+#    Never the harness's (mm_test_*, mm_bench_*, mm_ck_*): a call to mm_test_reached_end would
+#    mark a test finished that is not.
 # 4. No way around the C library: no syscall, sysenter, `int $0x80` or svc instruction, and no
 #    executable section but .text* (code placed in .data by inline assembly, an executable stack).
 # 5. objcopy --keep-global-symbols: every other name the object defines becomes local. A
@@ -30,8 +33,8 @@
 # instrumentation adds its own and which are never benchmarked.
 # A refusal is one line on stderr (`src/x.c: error: ...`) and exit status 1.
 set -eu
-out=$1 labsrc=$2 headers=$3 san=$4
-shift 4
+out=$1 labsrc=$2 headers=$3 san=$4 cuda=$5 lab_ldlibs=$6
+shift 6
 : "${LD:=ld}" "${OBJCOPY:=objcopy}" "${READELF:=readelf}" "${OBJDUMP:=objdump}" "${CC:=cc}"
 LC_ALL=C
 export LC_ALL
@@ -120,8 +123,7 @@ common_headers() {
 # archive of libgcc ten times faster than nm).
 library_names() {
     # shellcheck disable=SC2020
-    lab_libs=$(sed -n 's/^[[:space:]]*LAB_LDLIBS[[:space:]]*[:+?]*=//p' "$labsrc/lab.mk" 2>/dev/null |
-               tr ' \t' '\n\n' | sed -n 's/^-l\(..*\)$/lib\1.so/p')
+    lab_libs=$(printf '%s\n' "$lab_ldlibs" | tr ' \t' '\n\n' | sed -n 's/^-l\(..*\)$/lib\1.so/p')
     # shellcheck disable=SC2046,SC2086
     set -- $(lib_paths libc.so.6 libm.so.6 libmvec.so.1 libpthread.so.0 libdl.so.2 librt.so.1 \
              libgcc_s.so.1 libnuma.so libhwloc.so $lab_libs)
@@ -209,16 +211,13 @@ uses() { "$READELF" -sW "$2" | symbols undefined | grep -qxF "$1"; }
 
 # Every name the object uses from outside is allowed.
 check_references() {
-    cuda=0
-    if grep -Eqs '^[[:space:]]*LAB_CUDA[[:space:]]*:?=[[:space:]]*1' "$labsrc/lab.mk" ||
-       ls "$labsrc"/src/*.cu > /dev/null 2>&1; then cuda=1; fi
     "$READELF" -sW "$tmp" | symbols undefined | sort -u > "$tmp.undef"
     common_headers > "$tmp.common"
     allowed > "$tmp.allowed"
     bad=$(comm -23 "$tmp.undef" "$tmp.allowed" | awk -v san="$san" -v cuda="$cuda" '
         /^__aarch64_/ { next }
         san != "" && /^__(asan|ubsan|tsan|sanitizer|lsan)_/ { next }
-        cuda && /^_?_?cuda/ { next }
+        cuda == 1 && /^_?_?cuda/ { next }
         { print }')
     [ -z "$bad" ] && return 0
     first=$(echo "$bad" | head -n 1)

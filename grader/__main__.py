@@ -1,5 +1,5 @@
-"""Command line of the grader: `python3 -m grader grade|plots|calibrate|hint ...` (called by
-`make grade`, `make plots`, `make calibrate`, `make hint`). A configuration error
+"""Command line of the grader: `python3 -m grader grade|plots|calibrate|hint|make-vars ...`
+(called by `make grade`, `make plots`, `make calibrate`, `make hint`, `make labNN`). A configuration error
 (grader/config.py: a course file, a folder or a setting it cannot use) exits with status 2 and
 its message on stderr."""
 from __future__ import annotations
@@ -124,6 +124,13 @@ def cmd_hint(a) -> int:
     return 0
 
 
+def cmd_make_vars(a) -> int:
+    """What `make labNN` passes to common/lab-build.mk from the lab's lab.toml: one VAR=value a
+    line (Lab.make_vars), for the Makefile to pass on as they are."""
+    print("\n".join(labs.select(a.lab)[0].make_vars()))
+    return 0
+
+
 def _stop(signum, _frame):
     """SIGTERM (batch grading's time limit, Gradescope, Ctrl-C's cousins): unwind, so that the
     sandbox kills what the student's program started, and the partial results stay."""
@@ -193,6 +200,10 @@ def main(argv=None) -> int:
     h.add_argument("--lab", required=True)
     h.add_argument("--level", type=int, default=1)
     h.set_defaults(fn=cmd_hint)
+    mv = sub.add_parser("make-vars", help="what a lab's build needs from lab.toml, as make "
+                        "variables (make labNN)")
+    mv.add_argument("--lab", required=True)
+    mv.set_defaults(fn=cmd_make_vars)
     a = p.parse_args(argv)
     try:
         settings.current(warn=lambda line: print(line, file=sys.stderr))  # a bad value: stop now

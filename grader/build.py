@@ -13,6 +13,7 @@ import fcntl
 import os
 import re
 import shutil
+import subprocess
 from dataclasses import dataclass
 
 from . import sandbox, submission as handed_in
@@ -100,11 +101,12 @@ def stage(lab: Lab, submission: str, dest: str) -> tuple[list[str], bool, list[s
 
 
 def _public_stage(lab: Lab, stage_dir: str, run_dir: str) -> str:
-    """What the untrusted step compiles: the lab's headers, provided sources, lab.toml and lab.mk
-    with the student's editable files (from the trusted stage), in the sandbox's run folder."""
+    """What the untrusted step compiles: the lab's headers, provided sources and lab.mk with the
+    student's editable files (from the trusted stage), in the sandbox's run folder. lab.toml stays
+    out: what the build needs of it comes as make variables (Lab.make_vars)."""
     dest = os.path.join(run_dir, lab.slug)
     os.makedirs(dest)
-    for entry in ("include", "src", "lab.toml", "lab.mk"):
+    for entry in ("include", "src", "lab.mk"):
         src = os.path.join(stage_dir, entry)
         if os.path.isdir(src):
             shutil.copytree(src, os.path.join(dest, entry))
@@ -113,25 +115,30 @@ def _public_stage(lab: Lab, stage_dir: str, run_dir: str) -> str:
     return dest
 
 
-def compiler_tag() -> str:
-    """'' for the default C compiler, else '-<name>' (CC=clang: '-clang'): objects built by one
-    compiler are never reused by another."""
-    cc = os.path.basename(os.environ.get("CC", "").split(" ")[0])
-    return "" if cc in ("", "cc", "gcc") else "-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", cc)
+def _flag_vars(variant: str, werror: bool) -> list[str]:
+    """A flag set as make's command-line assignments: SAN=<variant>, WERROR=1 (common/flags.mk)."""
+    return ([f"SAN={variant}"] if variant else []) + (["WERROR=1"] if werror else [])
 
 
 def flags_tag(variant: str = "", werror: bool = False) -> str:
-    """The build folder's suffix for a flag set, as common/flags.mk's FLAGS_TAG names the folders
-    of `make labNN`: '-<sanitizer>', '-werror', then compiler_tag() ('-asan-clang'). Objects built
-    with other flags (those of common/, which staging does not renew) are never reused."""
-    return (f"-{variant}" if variant else "") + ("-werror" if werror else "") + compiler_tag()
+    """The build folder's suffix for a flag set and this $CC: common/flags.mk's FLAGS_TAG, which
+    names the folders of `make labNN` too ('-asan', '-tsan-werror', '-ubsan-clang'; '' for the
+    default flags), asked of make so that the rule lives in one place. Objects built with other
+    flags (those of common/, which staging does not renew) are never reused. Raises
+    subprocess.CalledProcessError if make cannot say (no make, a SAN it does not know)."""
+    cmd = ["make", "-s", "--no-print-directory", "-f", os.path.join(ROOT, "common", "flags.mk"),
+           "--eval", "mm-flags-tag: ; @echo '$(FLAGS_TAG)'", "mm-flags-tag",
+           *_flag_vars(variant, werror)]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout.strip()
 
 
-def _make(labsrc: str, out: str, variant: str, werror: bool, *goals: str,
+def _make(lab: Lab, labsrc: str, out: str, variant: str, werror: bool, *goals: str,
           rules: str = os.path.join(ROOT, "common", "lab-build.mk")) -> list[str]:
-    cmd = ["make", "-s", "-f", rules, f"LABSRC={labsrc}",
-           f"OUT={out}", f"-j{min(4, os.cpu_count() or 1)}", *goals]
-    return cmd + ([f"SAN={variant}"] if variant else []) + (["WERROR=1"] if werror else [])
+    """The make command that builds `goals` (default: all) of lab, staged in labsrc, into out."""
+    return (["make", "-s", "-f", rules, f"LABSRC={labsrc}", f"OUT={out}",
+             f"-j{min(4, os.cpu_count() or 1)}", *goals] + lab.make_vars() +
+            _flag_vars(variant, werror))
 
 
 def _limits_hit(res: sandbox.RunResult, log: str) -> str:
@@ -174,7 +181,7 @@ def compile_student(lab: Lab, stage_dir: str, parts: str, variant: str,
         shutil.copytree(os.path.join(ROOT, "common"), common,
                         ignore=shutil.ignore_patterns("selftest"))
         out = os.path.join(run_dir, "out")
-        res = sandbox.run(_make(labsrc, out, variant, werror, "student-object",
+        res = sandbox.run(_make(lab, labsrc, out, variant, werror, "student-object",
                                 rules=os.path.join(common, "lab-build.mk")), STUDENT_BUILD,
                           cwd=run_dir, env=sandbox.base_env(run_dir, **_tool_env()))
         log = (res.stdout + res.stderr).replace(labsrc + "/", f"{lab.slug}/")
@@ -217,7 +224,7 @@ def build(lab: Lab, submission: str, variant: str = "", werror: bool = False,
         if not ok:
             return Built(False, out_dir, log, missing, compiler_crash=crash,
                          crash_in_student=bool(crash))
-    res = sandbox.run(_make(stage_dir, out_dir, variant, werror) +
+    res = sandbox.run(_make(lab, stage_dir, out_dir, variant, werror) +
                       ([f"STUDENT_PREBUILT={obj}"] if student_c else []),
                       sandbox.Limits(timeout_s=600, address_space_mb=None, nproc=4096,
                                      output_bytes=64 * 1024),

@@ -89,14 +89,14 @@ def _parse_xml(path: str) -> dict[str, tuple[str, str]]:
     return out
 
 
-def _item(lab: Lab, t, xml: dict, done: dict, whole: sandbox.RunResult) -> Item:
+def _item(lab: Lab, t, xml: dict, done: dict[str, seal.Mark], whole: sandbox.RunResult) -> Item:
     """Test t's item: skipped on its MM_SKIP record, passed on its sealed completion record and
     Check's success, else failed with Check's message (withheld for a hidden test) or, with a
     Cause, the grader's words on how it ended (no result, or no completion record)."""
     item = Item(lab.id, "test", t.name, t.points)
     mark = done.get(t.name)
-    if mark is not None and mark.startswith("SKIP:"):
-        item.status, item.output, item.lasting = SKIPPED, mark[5:], True   # MM_SKIP: hardware
+    if mark is not None and mark.skipped:
+        item.status, item.output, item.lasting = SKIPPED, mark.why, True   # MM_SKIP: hardware
     elif t.name not in xml:
         item.output, item.cause = _not_reported(whole), Cause.STOPPED
     else:

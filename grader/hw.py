@@ -6,7 +6,6 @@ import functools
 import json
 import os
 import platform
-import re
 import shutil
 import subprocess
 
@@ -96,24 +95,10 @@ def skip(lab, metric=None, have: dict | None = None) -> str | None:
     return unmet(lab.requires, have) or (unmet(metric.requires, have) if metric else None)
 
 
-def uses_cuda(lab) -> bool:
-    """A lab with CUDA code: kernels (src/*.cu), or `LAB_CUDA := 1` in its lab.mk (CUDA runtime
-    calls from C). common/lab-build.mk links such a lab with the emulated device, which its
-    programs use where no GPU is usable."""
-    src = os.path.join(lab.path, "src")
-    if os.path.isdir(src) and any(f.endswith(".cu") for f in os.listdir(src)):
-        return True
-    try:
-        with open(os.path.join(lab.path, "lab.mk")) as f:
-            return any(re.match(r"\s*LAB_CUDA\s*:?=\s*1\s*$", line) for line in f)
-    except OSError:
-        return False
-
-
 def cuda_note(lab) -> str | None:
     """For a lab with CUDA code whose programs run on the emulated device here (no usable GPU,
     or MLMEM_CUDA=emulate), the line the report prints; None where they use a real GPU."""
-    if not uses_cuda(lab):
+    if not lab.cuda:
         return None
     mode = settings.current().cuda
     if mode == "emulate":
@@ -125,12 +110,13 @@ def cuda_note(lab) -> str | None:
 
 def _cuda_lifted(lab) -> bool:
     """A lab with CUDA code on a machine with a usable GPU."""
-    return uses_cuda(lab) and facts().get("cuda_devices", 0) > 0
+    return lab.cuda and facts().get("cuda_devices", 0) > 0
 
 
 def address_space_mb(lab) -> int | None:
     """The address-space limit for a lab's programs: lab.toml's, lifted for a lab with CUDA code
-    (uses_cuda) on a machine with a usable GPU, where the driver maps huge virtual ranges."""
+    (lab.toml's `cuda = true`) on a machine with a usable GPU, where the driver maps huge virtual
+    ranges."""
     return None if _cuda_lifted(lab) else lab.address_space_mb
 
 

@@ -1,6 +1,8 @@
-"""Finds the labs and reads each one's lab.toml: points per test, editable files, performance
-metrics with their ramp thresholds, hardware needs and limits. Read strictly (grader/config.py):
-an unknown key or a wrong type is an error naming the file, the table and the key."""
+"""Finds the labs and reads each one's lab.toml: points per test, editable files, whether the lab
+has CUDA code, performance metrics with their ramp thresholds, hardware needs and limits. Read
+strictly (grader/config.py): an unknown key or a wrong type is an error naming the file, the table
+and the key. The one reader of lab.toml: the build (common/lab-build.mk) is given what it needs
+from it as make variables (Lab.make_vars, `python3 -m grader make-vars`)."""
 from __future__ import annotations
 
 import os
@@ -69,6 +71,9 @@ class Lab:
     bench_timeout_s: float = 120.0
     address_space_mb: int | None = 4096
     threaded: bool = False           # `make test` also runs the solution under TSan
+    # CUDA code (kernels in src/*.cu, or CUDA runtime calls from C): built with the CUDA runtime
+    # and the emulated device (common/lab-build.mk), its programs' limits lifted on a GPU (hw.py)
+    cuda: bool = False
     plots: list = field(default_factory=list)  # [[plots]] tables, see grader/plots.py
     extra_test_files: list = field(default_factory=list)  # hidden tests staged into tests/
 
@@ -76,10 +81,16 @@ class Lab:
     def path(self) -> str:
         return os.path.join(LABS_DIR, self.slug)
 
+    def make_vars(self) -> list[str]:
+        """What common/lab-build.mk learns from lab.toml, as make's command-line assignments:
+        EDITABLE, the student's files (space-separated), and LAB_CUDA, 1 for a lab with CUDA
+        code, else empty. Every build of a lab passes them (grader/build.py, `make labNN`)."""
+        return [f"EDITABLE={' '.join(self.editable)}", f"LAB_CUDA={'1' if self.cuda else ''}"]
+
 
 # The keys each table of lab.toml may have; anything else is an error with a suggestion.
 TOP_KEYS = ("lab", "tests", "metrics", "limits", "plots", "requires")
-LAB_KEYS = ("title", "editable", "threaded")
+LAB_KEYS = ("title", "editable", "threaded", "cuda")
 TEST_KEYS = ("name", "points", "visibility")
 # When Gradescope shows a test to students (its results.json "visibility").
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
@@ -198,13 +209,14 @@ def _timeout(limits: dict, key: str, where: str, default: float, env: float | No
     return own if env is None else env
 
 
-def _lab(t: dict, path: str) -> tuple[str, list[str], bool]:
-    """[lab]: title, editable files, threaded."""
+def _lab(t: dict, path: str) -> tuple[str, list[str], bool, bool]:
+    """[lab]: title, editable files, threaded, cuda."""
     lab = config.get(t, "lab", dict, path)
     where = f"{path}: [lab]"
     config.check_keys(lab, LAB_KEYS, where)
     return (config.get(lab, "title", str, where), config.get(lab, "editable", list, where),
-            config.get(lab, "threaded", bool, where, False))
+            config.get(lab, "threaded", bool, where, False),
+            config.get(lab, "cuda", bool, where, False))
 
 
 def load(slug: str) -> Lab:
@@ -214,7 +226,7 @@ def load(slug: str) -> Lab:
     file = os.path.join(LABS_DIR, slug, "lab.toml")
     t, path = config.read(file), config.shown(file)
     config.check_keys(t, TOP_KEYS, f"{path}: the top level")
-    title, editable, threaded = _lab(t, path)
+    title, editable, threaded, cuda = _lab(t, path)
     metrics = entries(t, "metrics", _metric, path)
     _calibrated(slug[:5], metrics)
     limits = config.get(t, "limits", dict, path, {})
@@ -228,7 +240,7 @@ def load(slug: str) -> Lab:
                bench_timeout_s=_timeout(limits, "bench_timeout_s", where, 120.0,
                                         env.bench_timeout_s),
                address_space_mb=config.get(limits, "address_space_mb", int, where, 4096) or None,
-               threaded=threaded, plots=entries(t, "plots", _plot, path))
+               threaded=threaded, cuda=cuda, plots=entries(t, "plots", _plot, path))
 
 
 def slugs() -> list[str]:

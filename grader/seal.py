@@ -11,6 +11,9 @@ import threading
 from dataclasses import dataclass, field
 
 RESULT_FD, KEY_FD = 3, 4
+# The kinds of record, the first word of each: common/mm_seal.h's MM_SEAL_DONE, MM_SEAL_SKIP and
+# MM_SEAL_REPORT (grader/tests/test_seal.py checks that the two agree).
+DONE, SKIP, REPORT = b"DONE", b"SKIP", b"REPORT"
 CAP_BYTES = 8 * 1024 * 1024     # more than any report; the rest is dropped and flagged
 ENV = {"MLMEM_SEAL": "1"}
 
@@ -62,16 +65,25 @@ class Channel:
         return self._got
 
 
+@dataclass(frozen=True)
+class Mark:
+    """A test's sealed record: it reached its end (skipped False), or it skipped itself (MM_SKIP:
+    this machine cannot run it) and why."""
+    skipped: bool = False
+    why: str = ""
+
+
 @dataclass
 class Records:
-    """Test records: name -> '' (reached its end) or 'SKIP:<why>', and the lines that carried no
-    valid seal (forged or damaged)."""
-    marks: dict[str, str] = field(default_factory=dict)
+    """Test records: name -> its Mark (a test with none neither ended nor skipped), and the lines
+    that carried no valid seal (forged or damaged)."""
+    marks: dict[str, Mark] = field(default_factory=dict)
     forged: list[str] = field(default_factory=list)
 
 
 def records(key: bytes, got: Received) -> Records:
-    """The sealed DONE/SKIP records of a test program's run."""
+    """The sealed DONE/SKIP records of a test program's run, "<kind> <test> <mac> <text>" each
+    (common/mm_seal.h): the one reader of them. A SKIP outweighs a DONE of the same test."""
     out = Records()
     for raw in got.data.split(b"\n"):
         if not raw:
@@ -79,15 +91,15 @@ def records(key: bytes, got: Received) -> Records:
         kind, _, rest = raw.partition(b" ")
         name, _, rest = rest.partition(b" ")
         mac, _, text = rest.partition(b" ")
-        if kind not in (b"DONE", b"SKIP") or not hmac.compare_digest(
+        if kind not in (DONE, SKIP) or not hmac.compare_digest(
                 mac, _mac(key, kind, name, text).encode()):
             out.forged.append(raw[:120].decode("utf-8", "replace"))
             continue
         n = name.decode("utf-8", "replace")
-        if kind == b"SKIP":
-            out.marks[n] = "SKIP:" + text.decode("utf-8", "replace")
+        if kind == SKIP:
+            out.marks[n] = Mark(skipped=True, why=text.decode("utf-8", "replace"))
         else:
-            out.marks.setdefault(n, "")
+            out.marks.setdefault(n, Mark())
     if got.overflow:
         out.forged.append(f"more than {CAP_BYTES} bytes on the result channel")
     return out
@@ -100,11 +112,11 @@ def report(key: bytes, got: Received) -> tuple[bytes | None, str]:
     parts = head.split(b" ")
     if not got.data:
         return None, "no report reached the grader"
-    if len(parts) != 3 or parts[0] != b"REPORT" or not parts[1].isdigit() or not nl:
+    if len(parts) != 3 or parts[0] != REPORT or not parts[1].isdigit() or not nl:
         return None, "the result channel held something other than the benchmark's report"
     body = rest[:int(parts[1])]
     if len(body) != int(parts[1]) or not hmac.compare_digest(
-            parts[2], _mac(key, b"REPORT", body).encode()):
+            parts[2], _mac(key, REPORT, body).encode()):
         return None, "the benchmark's report did not carry the grader's seal"
     if len(rest) > len(body) or got.overflow:
         return None, "more than the benchmark's report reached the result channel"

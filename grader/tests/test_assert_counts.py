@@ -90,7 +90,7 @@ def counted_build(slug: str, tmp_path) -> str:
                    check=True)
     flags = f"-Wl,--wrap=_mark_point -Wl,--wrap=mm_test_begin {tmp_path / 'counter.o'}"
     res = subprocess.run(["make", "-s", "-f", os.path.join(ROOT, "common", "lab-build.mk"),
-                          f"LABSRC={stage}", f"OUT={out}", f"LDFLAGS={flags}",
+                          f"LABSRC={stage}", f"OUT={out}", f"LDFLAGS={flags}", *lab.make_vars(),
                           f"-j{min(4, os.cpu_count() or 1)}", os.path.join(out, "check_lab")],
                          cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]

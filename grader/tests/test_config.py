@@ -73,6 +73,7 @@ def error(fn, *args) -> str:
 def test_the_fixture_lab_is_valid(lab_dir):
     lab = labs.load(lab_dir(LAB))
     assert lab.test_timeout_s == 5 and lab.address_space_mb == 1024 and not lab.threaded
+    assert not lab.cuda and lab.make_vars() == ["EDITABLE=src/x.c", "LAB_CUDA="]
     assert lab.metrics[0].requires == {"cores": 2} and lab.plots[0]["series"] == "s"
 
 
@@ -80,6 +81,7 @@ def test_the_fixture_lab_is_valid(lab_dir):
     ("[[tests]]", "[[test]]", "the top level", "tests"),
     ('editable = ["src/x.c"]', 'editabel = ["src/x.c"]', "[lab]", "editable"),
     ("threaded = false", "threads = false", "[lab]", "threaded"),
+    ("threaded = false", "cudaa = true\nthreaded = false", "[lab]", "cuda"),
     ("bench_timeout_s = 10", "bench_timeout = 10", "[limits]", "bench_timeout_s"),
     ("address_space_mb = 1024", "adress_space_mb = 1024", "[limits]", "address_space_mb"),
     ("points = 1\n", "point = 1\n", "[[tests]] 'test_a'", "points"),
@@ -119,6 +121,7 @@ def test_lab_wide_requirements_are_checked(lab_dir):
     ("points = 1\n", 'points = "1"\n', "[[tests]] 'test_a': 'points' must be a number, not '1'"),
     ('editable = ["src/x.c"]', 'editable = "src/x.c"', "[lab]: 'editable' must be a list of"),
     ("threaded = false", 'threaded = "no"', "[lab]: 'threaded' must be true or false"),
+    ("threaded = false", 'threaded = false\ncuda = "yes"', "[lab]: 'cuda' must be true or false"),
     ("test_timeout_s = 5", 'test_timeout_s = "5"', "[limits]: 'test_timeout_s' must be a number"),
     ("address_space_mb = 1024", "address_space_mb = 1.5", "'address_space_mb' must be an integer"),
     ('unit = "x"', "unit = 3", "[[metrics]] 'm': 'unit' must be a string, not 3"),

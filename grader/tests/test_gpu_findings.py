@@ -101,9 +101,11 @@ def test_gpu_probe_runs_in_the_sandbox(monkeypatch):
         assert f["cuda_min_driver"] == "580"
 
 
-def _make(lab_src: str, out: str, *args: str) -> subprocess.CompletedProcess:
+def _make(slug: str, out: str, *args: str) -> subprocess.CompletedProcess:
+    """Builds labs/<slug> into out as the grader would, with lab.toml's make variables."""
     return subprocess.run(["make", "-f", os.path.join(ROOT, "common", "lab-build.mk"),
-                           f"LABSRC={lab_src}", f"OUT={out}", *args], cwd=ROOT,
+                           f"LABSRC={os.path.join(ROOT, 'labs', slug)}", f"OUT={out}",
+                           *labs.load(slug).make_vars(), *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=900)
 
 
@@ -116,7 +118,7 @@ def test_broken_nvcc_builds_without_gpu_parts(tmp_path):
                     "version!' >&2\nexit 1\n")
     nvcc.chmod(0o755)
     out = tmp_path / "out"
-    res = _make(os.path.join(ROOT, "labs", LAB07), str(out), f"NVCC_FOUND={nvcc}",
+    res = _make(LAB07, str(out), f"NVCC_FOUND={nvcc}",
                 str(out / "check_lab"))
     assert res.returncode == 0, res.stdout + res.stderr
     assert "cannot compile CUDA on this machine" in res.stdout and "unsupported GNU" in res.stdout

@@ -28,6 +28,70 @@ def test_lab_toml_matches_test_sources(slug):
         assert os.path.isfile(os.path.join(ROOT, "solutions", slug, rel)), f"solution lacks {rel}"
 
 
+# What makes a lab's code CUDA code: kernels, or the CUDA runtime's header included from C.
+CUDA_SOURCE = re.compile(r"^\s*#\s*include\s*<cuda_runtime(_api)?\.h>", re.M)
+
+
+def has_cuda_code(path: str) -> bool:
+    src = os.path.join(path, "src")
+    files = [os.path.join(src, f) for f in sorted(os.listdir(src))]
+    return any(f.endswith(".cu") or (f.endswith(".c") and CUDA_SOURCE.search(open(f).read()))
+               for f in files)
+
+
+@pytest.mark.lab("05", "07")
+def test_the_cuda_labs_are_found():
+    """The test below would pass vacuously if the search found no CUDA code."""
+    found = {s for s in SLUGS if has_cuda_code(os.path.join(labs.LABS_DIR, s))}
+    assert found == {"lab05-pinned-transfers", "lab07-caching-allocator"}
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_lab_toml_says_whether_the_lab_has_cuda_code(slug):
+    """lab.toml's `cuda = true` is the one statement of it (the build links the emulated device
+    by it, the grader lifts the address-space limit on a GPU by it): a lab with kernels or CUDA
+    runtime calls in src/ must make it, and a lab without must not."""
+    lab = labs.load(slug)
+    assert lab.cuda == has_cuda_code(lab.path), f"{slug}/lab.toml: cuda = {lab.cuda}"
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_make_vars_carry_lab_toml_to_the_build(slug):
+    lab = labs.load(slug)
+    assert lab.make_vars() == [f"EDITABLE={' '.join(lab.editable)}",
+                               f"LAB_CUDA={'1' if lab.cuda else ''}"]
+
+
+@pytest.mark.lab("07")
+def test_make_vars_on_the_command_line(capsys):
+    from grader import __main__ as cli
+    assert cli.main(["make-vars", "--lab", "07"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "EDITABLE=src/sizes.c src/blockset.c src/allocator.c", "LAB_CUDA=1"]
+
+
+def code_lines(path: str, pattern: str) -> list[str]:
+    """The lines of a make file or shell script, comments aside, that match pattern."""
+    with open(path) as f:
+        return [f"{os.path.relpath(path, ROOT)}:{n}: {line.strip()}" for n, line in enumerate(f, 1)
+                if not line.lstrip().startswith("#") and re.search(pattern, line)]
+
+
+def test_only_the_grader_reads_lab_toml():
+    """The build's make files and scripts take lab.toml's facts as variables (Lab.make_vars):
+    none parses lab.toml, no lab.mk says whether its lab has CUDA code, and the student-object
+    script, given the facts by the build, reads neither lab.mk nor src/*.cu."""
+    common = os.path.join(ROOT, "common")
+    build_files = [os.path.join(ROOT, "Makefile")] + [
+        os.path.join(common, f) for f in sorted(os.listdir(common)) if f.endswith((".mk", ".sh"))]
+    lab_mks = [p for p in (os.path.join(labs.LABS_DIR, s, "lab.mk") for s in SLUGS)
+               if os.path.isfile(p)]
+    bad = [hit for p in build_files for hit in code_lines(p, r"lab\.toml")]
+    bad += [hit for p in lab_mks for hit in code_lines(p, r"LAB_CUDA")]
+    bad += code_lines(os.path.join(common, "student-object.sh"), r"lab\.mk|\.cu\b")
+    assert bad == []
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("slug", SLUGS)
 def test_skeleton_scores_zero_correctness(slug, tmp_path):

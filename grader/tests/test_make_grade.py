@@ -109,7 +109,7 @@ def _symbols(path) -> str:
 
 @pytest.mark.slow
 def test_sanitizer_build_has_its_own_folder(tree):
-    cc = build.compiler_tag()
+    cc = build.flags_tag()   # the compiler's part: '' for cc/gcc
     plain = tree / "build" / "labs" / (LAB03 + cc)
     before = (plain / "check_lab").stat().st_mtime_ns
     proc = make(tree, "lab03", "SAN=asan")
@@ -138,3 +138,25 @@ def test_grader_folders_follow_the_flags(monkeypatch):
     # common/flags.mk names make labNN's folders alike
     proc = make(ROOT, "-n", "lab03", "SAN=ubsan", "WERROR=1", "CC=clang")
     assert f"build/labs/{LAB03}-ubsan-werror-clang" in proc.stdout, proc.stdout + proc.stderr
+
+
+def lab_build_sees(slug: str, out, *args: str) -> str:
+    """What common/lab-build.mk makes of labs/<slug> with these arguments (parsed, nothing
+    built): the student's objects and the CUDA define, as 'a.o b.o|-DMM_HAVE_CUDA=1'."""
+    show = "mm-show: ; @echo '$(notdir $(STUDENT_OBJS))|$(filter -DMM_HAVE_CUDA%,$(CPPFLAGS))'"
+    proc = subprocess.run(["make", "-s", "--no-print-directory", "-f", "common/lab-build.mk",
+                           f"LABSRC=labs/{slug}", f"OUT={out}", "--eval", show, "mm-show", *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.lab("07")
+def test_the_build_takes_lab_toml_from_its_callers(tmp_path):
+    """lab.toml's editable files and `cuda = true` reach the build only as make variables (what
+    `make labNN` and the grader pass): without them a lab is built as common/selftest is."""
+    lab = labs.load("lab07-caching-allocator")
+    assert lab.cuda
+    assert lab_build_sees(lab.slug, tmp_path, *lab.make_vars()) == \
+        "allocator.o blockset.o sizes.o|-DMM_HAVE_CUDA=1"
+    assert lab_build_sees(lab.slug, tmp_path) == "|"

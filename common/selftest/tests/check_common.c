@@ -260,7 +260,7 @@ MM_END_TEST
 
 static void write_records(void)
 {
-    if (mm_seal_record("DONE", "t1", "why\nnot this") != 0 ||
+    if (mm_seal_record(MM_SEAL_DONE, "t1", "why\nnot this") != 0 ||
         mm_seal_record(NULL, "t1", "") != -EINVAL)
         _exit(1);
 }
@@ -278,7 +278,7 @@ MM_END_TEST
 /* Outside the grader nothing is sealed, and mm_bench_output is stdout. */
 MM_TEST(test_unsealed_outside_grader)
 {
-    ck_assert_int_eq(mm_seal_record("DONE", "t", ""), -ENOTCONN);
+    ck_assert_int_eq(mm_seal_record(MM_SEAL_DONE, "t", ""), -ENOTCONN);
     ck_assert(mm_bench_output() == stdout);
 }
 MM_END_TEST
