@@ -138,11 +138,13 @@ portability:
 	@$(FIND_PY) && $$py tools/portability.py $(if $(ROOTS),--roots "$(ROOTS)") $(if $(PLATFORMS),--platforms "$(PLATFORMS)") $(if $(filter command line,$(origin LABS)),--labs "$(LABS)")
 
 # The project's own tests (grader/tests/pytest.ini): all of them, one lab's (LAB=NN), or the fast tier.
+# The whole suite ends with its 20 slowest tests, so that the 30-minute budget can be kept.
 PYTEST_SELECT = $(foreach l,$(LAB),--lab $(l))
+PYTEST_SLOWEST = $(if $(filter test,$@),$(if $(LAB),,--durations=20))
 test check:
 	@[ -d grader/tests ] || { echo "mlmem: make $@ needs the course repository (this student tree has no grader/tests)"; exit 2; }
 	@$(DEPS_OK) --test
-	@py=$$(common/find-python.sh) && cd grader/tests && $$py -m pytest -q $(if $(filter check,$@),-m "not slow") $(PYTEST_SELECT) $(PYTEST_ARGS)
+	@py=$$(common/find-python.sh) && cd grader/tests && $$py -m pytest -q $(if $(filter check,$@),-m "not slow") $(PYTEST_SELECT) $(PYTEST_SLOWEST) $(PYTEST_ARGS)
 
 new-lab:
 	@$(FIND_PY) && $$py -m grader.newlab --n "$(or $(N),$(error use: make new-lab N=NN SLUG=topic [TITLE="The title"]))" --slug "$(or $(SLUG),$(error use: make new-lab N=NN SLUG=topic [TITLE="The title"]))" $(if $(TITLE),--title "$(TITLE)")
