@@ -148,7 +148,8 @@ def test_counter_sees_an_assert_per_element(tmp_path, monkeypatch):
     (lab_dir / "tests" / "check_loop.c").write_text(CHECK_LOOP_C)
     monkeypatch.setattr(build, "stage", lambda lab, sub, dest: subprocess.run(
         ["cp", "-r", str(lab_dir), dest], check=True))
-    monkeypatch.setattr(labs, "load", lambda slug: None)
+    fake = labs.Lab(id="99", slug="fake", title="fake", editable=[], tests=[], metrics=[])
+    monkeypatch.setattr(labs, "load", lambda slug: fake)
     counts = assert_counts(counted_build("fake", tmp_path), tmp_path)
     assert counts["test_assert_per_element"][0] == 20000
     assert "check_loop.c" in counts["test_assert_per_element"][1]
