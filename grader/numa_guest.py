@@ -317,12 +317,13 @@ def run(job: str, job_dir: str, timeout_s: float = 1200, mem_gib: int = 6,
     return {"rc": rc, "log": log, "console": console, "accel": accel}
 
 
-def grade_job(submission: str, out: str, lab: str = "04") -> str:
+def grade_job(submission: str, out: str, lab: str = "04", parts: str = "all") -> str:
     """The job script that grades `lab` of `submission` (a path the guest sees as this machine
-    does) into `out` (relative to the job folder)."""
+    does) into `out` (relative to the job folder); parts as `grade --parts` takes it ("tests":
+    no benchmark)."""
     return (f"cd {ROOT} && echo \"guest: $(uname -r), $(ls -d /sys/devices/system/node/node* | "
             f"wc -l) NUMA nodes\" && py=$(common/find-python.sh) && "
-            f"$py -m grader grade --lab {lab} --submission {submission} "
+            f"$py -m grader grade --lab {lab} --submission {submission} --parts {parts} "
             f"--out /run/mlmem-job/{out}\n")
 
 
