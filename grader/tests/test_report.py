@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from grader import bench, build, checkrun, grade, hidden, hw, labs, report, sandbox
+from grader import bench, build, checkrun, grade, hidden, hw, labs, report, sandbox, seal
 from grader.results import FAILED, PARTIAL, PASSED, SKIPPED, Cause, Item, Note
 
 LAB01 = "lab01-cache-lines"
@@ -72,7 +72,7 @@ def test_a_test_without_a_result_or_a_completion_record_has_the_graders_cause():
     assert (item.cause, item.output) == (Cause.EXITED_EARLY, checkrun.EXITED_EARLY)
     item = checkrun._item(lab, t, {"t": ("failure", "x == 3")}, {}, _whole())
     assert (item.cause, item.output) == (Cause.OWN, hidden.WITHHELD)
-    item = checkrun._item(lab, t, {"t": ("success", "")}, {"t": "done"}, _whole())
+    item = checkrun._item(lab, t, {"t": ("success", "")}, {"t": seal.Mark()}, _whole())
     assert (item.status, item.cause) == (PASSED, Cause.OWN)
 
 
