@@ -105,7 +105,10 @@ def test_skeleton_fails_reference_passes_naive_loses_the_metric(copy):
         fcntl.flock(lock, fcntl.LOCK_EX)
         res = inner_pytest(root, ["test_labs.py"], f"lab{num}")
     assert res.returncode == 0, res.stdout[-6000:] + res.stderr[-2000:]
-    assert "4 passed" in res.stdout, res.stdout[-2000:]
+    # the four gradings (skeleton, reference, naive variant, ...) and the per-lab checks, none
+    # skipped: test_labs.py grows per-lab tests, so the count is a floor
+    ran = re.search(r"(\d+) passed", res.stdout)
+    assert ran and int(ran.group(1)) >= 4 and "skipped" not in res.stdout, res.stdout[-2000:]
 
 
 # ---- refusals, on an empty tree -------------------------------------------------------------
