@@ -121,7 +121,7 @@ def latest_grade(lab: Lab, grade_dir: str = GRADE_DIR) -> tuple[dict | None, str
     mine = [t for t in res.get("tests", []) if t.get("lab") == lab.id]
     if not mine:
         return None, f"the latest `make grade` did not grade lab {lab.id}"
-    staged = ((res.get("extra_data") or {}).get("labs") or {}).get(lab.id, {}).get("staged")
+    staged = (report.labs_data(res).get(lab.id) or {}).get("staged")
     if not staged or (os.path.realpath(os.path.join(ROOT, staged["submission"])) !=
                       os.path.realpath(os.path.join(ROOT, "labs"))):
         return None, f"the latest grade of lab {lab.id} was not of your files in labs/"
@@ -135,7 +135,7 @@ def latest_grade(lab: Lab, grade_dir: str = GRADE_DIR) -> tuple[dict | None, str
     return {**res, "tests": mine}, ""
 
 
-def summary_text(lab: Lab, res: dict, when: str, grade_dir: str = GRADE_DIR) -> str:
+def summary_text(lab: Lab, when: str, grade_dir: str = GRADE_DIR) -> str:
     """The grade as `make grade` printed it: the lab's score table, which the grading run left
     beside results.json (grade.table_path)."""
     table = read_text(grade.table_path(grade_dir, lab.id)).rstrip("\n")
@@ -145,7 +145,7 @@ def summary_text(lab: Lab, res: dict, when: str, grade_dir: str = GRADE_DIR) -> 
 def total_line(lab: Lab, res: dict) -> str:
     """'TOTAL 60/90', as `make grade` says it, from the lab's figures in results.json
     (extra_data.labs)."""
-    mine = ((res.get("extra_data") or {}).get("labs") or {}).get(lab.id) or {}
+    mine = report.labs_data(res).get(lab.id) or {}
     return "TOTAL " + report.total_phrase(mine.get("score", 0), mine.get("max_score", 0),
                                           mine.get("skipped_points", 0))
 
@@ -236,7 +236,7 @@ def make(lab_id: str | None, dest_dir: str | None, grade: bool = True, out=print
     if res is not None:
         when = datetime.datetime.fromtimestamp(os.path.getmtime(
             os.path.join(GRADE_DIR, "results.json"))).strftime("%Y-%m-%d %H:%M")
-        files["grade.txt"] = summary_text(lab, res, when).encode()
+        files["grade.txt"] = summary_text(lab, when).encode()
         files["grade.json"] = (json.dumps(res, indent=2) + "\n").encode()
         grade_line = f"{total_line(lab, res)} (grade.txt, grade.json: {when})"
     else:

@@ -290,7 +290,7 @@ def _message(text: str, note: bool = False) -> str:
 
 
 def _lab_totals(lab_id: str, results: dict, items: list[Entry]) -> tuple[float, float, float]:
-    mine = labs_data(results).get(lab_id)
+    mine = report.labs_data(results).get(lab_id)
     if isinstance(mine, dict):
         return tuple(_num(mine.get(k)) for k in ("score", "max_score", "skipped_points"))
     return sum(i.score for i in items), sum(i.max_score for i in items), 0.0
@@ -433,7 +433,7 @@ def _lab_section(lab_id: str, results: dict, items: list[Entry], plots: dict) ->
     tests = [i for i in items if i.kind == "test" and i.state != SKIP]
     metrics = [i for i in items if i.kind == "metric" and i.state != SKIP]
     skips = [i for i in items if i.state == SKIP]
-    lab_info_figs = labs_data(results).get(lab_id) or {}
+    lab_info_figs = report.labs_data(results).get(lab_id) or {}
     parts = [f'<section id="lab{e(lab_id)}"><h2>lab {e(lab_id)} {e(info.title)}'
              f' <span class="score">{_total(s, m, sk)}</span></h2>',
              _bar(s, m)]
@@ -468,15 +468,9 @@ def _stuck(by_lab: dict) -> str:
     return "".join(out) + "</section>"
 
 
-def labs_data(results: dict) -> dict:
-    """results.json's extra_data.labs (lab id -> totals, info, seed); {} where it has none."""
-    found = (results.get("extra_data") or {}).get("labs")
-    return found if isinstance(found, dict) else {}
-
-
 def seeds_in(results: dict) -> dict[str, str]:
     """Lab id -> the seed line its tests printed ("mlmem: seed ..."), from extra_data.labs."""
-    return {k: v["seed"] for k, v in labs_data(results).items()
+    return {k: v["seed"] for k, v in report.labs_data(results).items()
             if isinstance(v, dict) and isinstance(v.get("seed"), str)}
 
 
@@ -512,7 +506,7 @@ def only_lab(results: dict, lab_id: str) -> dict:
             and t.get("lab") == lab_id]
     if not mine:
         raise KeyError(lab_id)
-    lab = labs_data(results).get(lab_id) or {}
+    lab = report.labs_data(results).get(lab_id) or {}
     counted = [t for t in mine if "status" in t]
     out = {**results, "tests": mine,
            "score": lab.get("score", sum(_num(t.get("score")) for t in counted)),
@@ -525,13 +519,6 @@ def only_lab(results: dict, lab_id: str) -> dict:
 
 
 # ---- writing it -------------------------------------------------------------------------------
-
-def _write(path: str, text: str):
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
 
 def _run_plots(results_dir: str, digest: str) -> dict:
     """The plots the grading run saved for this very results.json; {} otherwise."""
@@ -569,7 +556,7 @@ def write(results_dir: str, lab_id: str | None = None) -> str:
         results = only_lab(results, lab_id)
     plots = _fallback_plots(results_dir, entries_by_lab(results), plots)
     path = os.path.join(results_dir, f"report-lab{lab_id}.html" if lab_id else PAGE)
-    _write(path, render(results, mtime, plots))
+    report.write_text(path, render(results, mtime, plots))
     return path
 
 
@@ -584,7 +571,7 @@ def after_grading(results_dir: str, series: dict) -> str:
         for lab_id in entries_by_lab(results):
             figs, notes = draw_lab(lab_info(lab_id).plot_specs, series.get(lab_id))
             plots[lab_id] = {"figures": figs, "notes": notes}
-        _write(os.path.join(results_dir, RUN_FILE), json.dumps(
+        report.write_text(os.path.join(results_dir, RUN_FILE), json.dumps(
             {"results_sha256": digest, "plots": plots}) + "\n")
         path = write(results_dir)
     except Exception as exc:  # noqa: BLE001  (any failure here leaves the grade as it is)

@@ -21,7 +21,7 @@ def write_text(path: str, text: str):
     """Writes text to path whole or not at all (a temporary file renamed)."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = path + ".tmp"
-    with open(tmp, "w") as f:
+    with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
     os.replace(tmp, path)
 
@@ -170,6 +170,13 @@ def _entry(i: Item) -> dict:
     else:
         entry["status"] = "passed" if i.status == PASSED else "failed"
     return entry
+
+
+def labs_data(results: dict) -> dict:
+    """A results.json's extra_data.labs (lab id -> totals, info, seed, staged); {} where it has
+    none."""
+    found = (results.get("extra_data") or {}).get("labs")
+    return found if isinstance(found, dict) else {}
 
 
 def _labs(items: list[Item], info: dict[str, dict], seeds: dict[str, str],
