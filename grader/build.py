@@ -10,6 +10,7 @@ never share one, whatever the submissions' folders are called."""
 from __future__ import annotations
 
 import fcntl
+import functools
 import os
 import re
 import shutil
@@ -126,6 +127,14 @@ def flags_tag(variant: str = "", werror: bool = False) -> str:
     default flags), asked of make so that the rule lives in one place. Objects built with other
     flags (those of common/, which staging does not renew) are never reused. Raises
     subprocess.CalledProcessError if make cannot say (no make, a SAN it does not know)."""
+    return _flags_tag(variant, werror, os.environ.get("CC", ""))
+
+
+@functools.cache
+def _flags_tag(variant: str, werror: bool, cc: str) -> str:
+    """flags_tag, asked of make once per flag set and $CC (cc: the cache's key; make reads CC
+    from the environment): parsing flags.mk probes the compiler and pkg-config, which every build
+    of a grading run would otherwise repeat."""
     cmd = ["make", "-s", "--no-print-directory", "-f", os.path.join(ROOT, "common", "flags.mk"),
            "--eval", "mm-flags-tag: ; @echo '$(FLAGS_TAG)'", "mm-flags-tag",
            *_flag_vars(variant, werror)]
