@@ -144,7 +144,7 @@ PYTEST_SLOWEST = $(if $(filter test,$@),$(if $(LAB),,--durations=20))
 test check:
 	@[ -d grader/tests ] || { echo "mlmem: make $@ needs the course repository (this student tree has no grader/tests)"; exit 2; }
 	@$(DEPS_OK) --test
-	@py=$$(common/find-python.sh) && cd grader/tests && $$py -m pytest -q $(if $(filter check,$@),-m "not slow") $(PYTEST_SELECT) $(PYTEST_SLOWEST) $(PYTEST_ARGS)
+	@$(FIND_PY) && cd grader/tests && $$py -m pytest -q $(if $(filter check,$@),-m "not slow") $(PYTEST_SELECT) $(PYTEST_SLOWEST) $(PYTEST_ARGS)
 
 new-lab:
 	@$(FIND_PY) && $$py -m grader.newlab --n "$(or $(N),$(error use: make new-lab N=NN SLUG=topic [TITLE="The title"]))" --slug "$(or $(SLUG),$(error use: make new-lab N=NN SLUG=topic [TITLE="The title"]))" $(if $(TITLE),--title "$(TITLE)")

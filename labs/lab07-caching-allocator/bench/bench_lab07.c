@@ -307,14 +307,15 @@ static void finish(step_case_t *c)
     replay_fini(&c->r);
 }
 
-/* One timed placement: a fresh baseline and a fresh allocator of yours, `reps` paired rounds of
- * the last step, then one more pass of your step, checked, so that speed cannot come from wrong
- * answers. 0 with *got filled; -errno (*yours_failed: on your side); 1 with `why` set when the
- * checked pass found a wrong answer. */
+/* One timed placement's figures (mm_bench_paired_ratio's). */
 typedef struct {
     double ratio, t_base, t_yours;
 } timing_t;
 
+/* One timed placement: a fresh baseline and a fresh allocator of yours, `reps` paired rounds of
+ * the last step, then one more pass of your step, checked, so that speed cannot come from wrong
+ * answers. 0 with *got filled; -errno (*yours_failed: on your side); 1 with `why` set when the
+ * checked pass found a wrong answer. */
 static int time_once(const ca_trace_t *t, const ca_backend_t *base_be,
                      const ca_backend_t *your_be, const ca_simdev_t *your_dev, unsigned reps,
                      timing_t *got, int *yours_failed, char *why, size_t cap)
@@ -353,7 +354,8 @@ static void timed_metric(mm_json_t *j, const char *name, const ca_trace_t *t,
 {
     double ratio[PLACEMENTS], tb[PLACEMENTS], ty[PLACEMENTS];
     char why[200] = "";
-    for (unsigned k = 0; k < placements && k < PLACEMENTS; k++) {
+    size_t n = placements < PLACEMENTS ? placements : PLACEMENTS;
+    for (size_t k = 0; k < n; k++) {
         timing_t got = { 0, 0, 0 };
         int yours_failed = 0;
         int rc = time_once(t, base_be, your_be, your_dev, reps, &got, &yours_failed, why,
@@ -369,7 +371,6 @@ static void timed_metric(mm_json_t *j, const char *name, const ca_trace_t *t,
         }
         ratio[k] = got.ratio, tb[k] = got.t_base, ty[k] = got.t_yours;
     }
-    size_t n = placements < PLACEMENTS ? placements : PLACEMENTS;
     mm_bench_speedup(j, name, mm_median(ratio, n), "raw calls", mm_median(tb, n),
                      mm_median(ty, n), reps, "%s, %zu trace ops per step; median of %zu fresh "
                      "allocators", what, t->step_begin[t->nsteps + 1] - t->step_begin[t->nsteps],
