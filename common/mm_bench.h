@@ -100,4 +100,9 @@ void mm_bench_speedup(mm_json_t *j, const char *name, double ratio, const char *
 /* Closes "metrics"; the caller may then add "series" / "info" objects and call mm_json_end. */
 void mm_bench_end_metrics(mm_json_t *j);
 
+/* Whether this run should measure the plots' series where they cost time of their own (work the
+ * metrics do not need): 1 unless MLMEM_BENCH_SERIES=0, which the grader sets on the runs whose
+ * series nobody draws (the reference's, and each round after the first). */
+int mm_bench_series_wanted(void);
+
 #endif

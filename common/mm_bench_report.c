@@ -66,6 +66,12 @@ void mm_bench_begin(mm_json_t *j, const char *lab)
     mm_json_object(j, "metrics");
 }
 
+int mm_bench_series_wanted(void)
+{
+    const char *v = getenv("MLMEM_BENCH_SERIES");
+    return !(v && strcmp(v, "0") == 0);
+}
+
 void mm_bench_open(mm_json_t *j, const char *lab)
 {
     guard();

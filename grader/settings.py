@@ -1,6 +1,7 @@
 """The grader's settings from the environment, read and checked in one place: every MLMEM_*
 variable the grader itself reads. (The C harness reads its own: MLMEM_SEED in the test program,
-MLMEM_CONFINE and MLMEM_SEAL from the grader, MLMEM_CUDA and MLMEM_CUDA_RACE in the CUDA shim.)
+MLMEM_CONFINE, MLMEM_SEAL and MLMEM_BENCH_SERIES from the grader, MLMEM_CUDA and MLMEM_CUDA_RACE in
+the CUDA shim.)
 
 `current()` reads the environment each time it is called, so a test may set a variable and the
 next call sees it; `python3 -m grader` calls it before any work, so that a bad value is an error

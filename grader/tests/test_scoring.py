@@ -202,3 +202,21 @@ def test_pairs_that_disagree_ask_for_more_rounds(monkeypatch):
     assert bench._pairs_disagree(one, runs(1.0, 0.7), runs(1.0, 1.0))
     item = bench.score_vs_reference(lab, m, runs(1.0, 0.7, 1.0, 0.98, 1.01), runs(*[1.0] * 5))
     assert item.score == 10 and "median of 5 paired runs" in item.output
+
+
+def test_only_the_drawn_run_measures_its_series(monkeypatch):
+    """Paired rounds: the series is drawn from the submission's first run, so that run alone is
+    asked for it; the reference's and later rounds' runs get MLMEM_BENCH_SERIES=0."""
+    import dataclasses
+    lab = dataclasses.replace(labs.load("lab01-cache-lines"), metrics=[timed()], requires={})
+    ref_values = iter([1.0, 0.7] + [1.0] * bench.MAX_ROUNDS)  # pairs disagree: every round runs
+    calls = []
+
+    def fake_run(lab, binary, run_name, series=True):
+        calls.append((binary, series))
+        return runs(next(ref_values) if binary == "ref" else 1.0)[0]
+    monkeypatch.setattr(bench, "run_once", fake_run)
+    monkeypatch.setattr(hw, "skip", lambda lab, m=None: None)
+    res = bench.run_bench(lab, "mine", "r", reference="ref")
+    assert [b for b, s in calls if s] == ["mine"] and calls[0] == ("mine", True)
+    assert len(calls) == 2 * bench.MAX_ROUNDS and res.report is not None

@@ -188,7 +188,8 @@ static void run_tiled_cl(void *p)
     }
 }
 
-/* The `blocking` series: each tile size's time, as a fraction of memcpy's in the same round,
+/* The `blocking` series (about half of the benchmark's time: measured only on the runs whose
+ * series is drawn): each tile size's time, as a fraction of memcpy's in the same round,
  * on both graded shapes: the 4000 x 4000 matrix (frac) and the channels-last one (frac_cl). */
 static int blocking_series(buffers_t *b, size_t *tile, double *frac, double *frac_cl)
 {
@@ -266,7 +267,7 @@ static void run_all(mm_json_t *j, buffers_t *b, double *strided)
                          "(20, 256, 56, 56) stored channels last");
         bench_transpose(j, b);
     }
-    int have_series = blocking_series(b, tile, frac, frac_cl) == 0;
+    int have_series = mm_bench_series_wanted() && blocking_series(b, tile, frac, frac_cl) == 0;
     mm_bench_end_metrics(j);
     if (have_series)
         write_series(j, tile, frac, frac_cl);
