@@ -92,21 +92,19 @@ def plain(text: str) -> str:
 
 
 def entry(t: dict) -> tuple[str, Entry] | None:
-    """(lab id, Entry) from one tests[] item: the lab id from its lab field, the name from its
-    name ("labNN / name" or "labNN / performance: name"); None for an item without a lab id. An
-    item without a status is a skip."""
-    lab = t.get("lab")
-    _, sep, name = str(t.get("name", "")).partition(" / ")
-    if not isinstance(lab, str) or not lab or not sep:
+    """(lab id, Entry) from one tests[] item, read from its fields: lab, kind ("test" or
+    "metric"), item (the name in lab.toml) and a metric's title, which the output ends with for
+    Gradescope's page ("measures: <title>"). None for an item without a lab id or a name. An item
+    without a status is a skip."""
+    lab, kind, name = t.get("lab"), t.get("kind"), t.get("item")
+    if not isinstance(lab, str) or not lab or not isinstance(name, str) or not name:
         return None
-    kind = "metric" if name.startswith("performance: ") else "test"
-    name = name.removeprefix("performance: ")
+    kind = "metric" if kind == "metric" else "test"
     out = plain(str(t.get("output", "")))
     score, most = _num(t.get("score")), _num(t.get("max_score"))
-    title = ""
-    body, sep, last = out.rpartition("\nmeasures: ")
-    if kind == "metric" and sep and "\n" not in last:
-        out, title = body.rstrip("\n"), last
+    title = str(t.get("title") or "") if kind == "metric" else ""
+    if title and out.endswith(f"\nmeasures: {title}"):
+        out = out.removesuffix(f"measures: {title}").rstrip("\n")
     if "status" not in t:
         return lab, Entry(kind, name, score, most, SKIP, SKIPPED_WORD.sub("", out), title)
     state = (PASS if t["status"] == "passed" else PART if 0 < score < most else FAIL)

@@ -164,7 +164,10 @@ def _entry(i: Item) -> dict:
     if i.kind == "metric" and i.title:
         output += f"\n\nmeasures: {i.title}"
     entry = {"name": name, "score": i.score, "max_score": i.max_score, "output": output,
-             "visibility": visibility(i), "lab": i.lab, "cause": i.cause}
+             "visibility": visibility(i), "lab": i.lab, "cause": i.cause, "kind": i.kind,
+             "item": i.name}
+    if i.kind == "metric" and i.title:
+        entry["title"] = i.title
     if i.status == SKIPPED:
         entry.update(score=0, output="SKIPPED (not yet measured): " + output)
     else:

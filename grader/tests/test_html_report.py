@@ -27,16 +27,19 @@ RESULTS = {
     "output": f"lab 09: {NOTE}",
     "tests": [
         {"name": "lab09 / test_create_bad_args", "score": 2, "max_score": 2, "status": "passed",
-         "output": "passed", "lab": "09"},
+         "output": "passed", "lab": "09", "kind": "test", "item": "test_create_bad_args"},
         {"name": "lab09 / test_seq_add_fills_in_order", "score": 0, "max_score": 4,
-         "status": "failed", "output": HOSTILE, "lab": "09"},
+         "status": "failed", "output": HOSTILE, "lab": "09", "kind": "test",
+         "item": "test_seq_add_fills_in_order"},
         {"name": "lab09 / t_hidden", "score": 0, "max_score": 3, "status": "failed",
-         "output": hidden.WITHHELD, "lab": "09"},
+         "output": hidden.WITHHELD, "lab": "09", "kind": "test", "item": "t_hidden"},
         {"name": "lab09 / performance: kv_waste_pct", "score": 8.5, "max_score": 11,
          "status": "failed", "output": "5.2% (0 points at 20%, full at 4%; lower is better)\n"
-                                       "measures: token slots reserved but unused", "lab": "09"},
+                                       "measures: token slots reserved but unused", "lab": "09",
+         "kind": "metric", "item": "kv_waste_pct", "title": "token slots reserved but unused"},
         {"name": "lab09 / performance: cuda_thing", "score": 0, "max_score": 0,
-         "output": "SKIPPED: " + SKIP_WHY + "\nmeasures: a GPU figure", "lab": "09"},
+         "output": "SKIPPED: " + SKIP_WHY + "\nmeasures: a GPU figure", "lab": "09",
+         "kind": "metric", "item": "cuda_thing", "title": "a GPU figure"},
     ],
     "extra_data": {"skipped_points": 6, "complete": True, "notes": [{"lab": "09", "text": NOTE}],
                    "labs": {"09": {"score": 10.5, "max_score": 20, "skipped_points": 6,
@@ -177,7 +180,7 @@ def test_notes_come_from_the_data_not_from_gradescopes_output():
 
 def test_one_labs_page_takes_its_items_and_notes_by_their_lab_field():
     other = {"name": "lab09 / t_elsewhere", "score": 1, "max_score": 1, "status": "passed",
-             "output": "passed", "lab": "03"}
+             "output": "passed", "lab": "03", "kind": "test", "item": "t_elsewhere"}
     notes = [{"lab": "09", "text": "mine\nand its second line"}, {"lab": "03", "text": "theirs"},
              {"lab": "", "text": "the whole run"}]
     results = {**RESULTS, "tests": RESULTS["tests"] + [other],
@@ -243,7 +246,7 @@ def test_chromium_renders_the_page_offline(graded, tmp_path):
     browser = chromium()
     long_line = {"name": "lab09 / test_out_of_blocks_changes_nothing", "score": 0,
                  "max_score": 2, "status": "failed", "output": "x" * 3000 + "\n" + "y\n" * 400,
-                 "lab": "09"}
+                 "lab": "09", "kind": "test", "item": "test_out_of_blocks_changes_nothing"}
     (graded / "results.json").write_text(json.dumps({**RESULTS,
                                                      "tests": RESULTS["tests"] + [long_line]}))
     page = html_report.write(str(graded))

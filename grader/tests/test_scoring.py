@@ -92,7 +92,8 @@ def test_results_json_schema_and_skips():
     for t in d["tests"]:   # Gradescope's keys, and ours beside them for our own readers
         assert set(t) >= {"name", "score", "max_score", "output"}
         assert set(t) - {"name", "score", "max_score", "output", "status",
-                         "visibility"} == {"lab", "cause"}
+                         "visibility"} - {"title"} == {"lab", "cause", "kind", "item"}
+        assert t["name"].endswith(t["item"]) and t["kind"] in ("test", "metric")
         assert t.get("status") in (None, "passed", "failed")
     skipped = d["tests"][2]
     assert skipped["max_score"] == 5 and skipped["score"] == 0 and "status" not in skipped
