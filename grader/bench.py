@@ -23,8 +23,9 @@ from .results import FAILED, PARTIAL, PASSED, SKIPPED, Item
 # Paired runs of yours and the reference's benchmark, in the order yours, reference, reference,
 # yours, ...: a drift of the machine's load during the pairs hits both sides alike. When the
 # pairs disagree (a neighbour's job started or stopped during one of them: a fraction more than
-# SPREAD apart from another), more pairs run, up to MAX_ROUNDS, and the median of them all counts,
-# so that one disturbed pair cannot decide the score.
+# SPREAD apart from another, on either side of a point of the ramp), more pairs run, up to
+# MAX_ROUNDS, and the median of them all counts, so that one disturbed pair cannot decide the
+# score. Pairs that all score zero, or all full marks, need no more.
 ROUNDS = 2
 MAX_ROUNDS = 5
 SPREAD = 1.15
@@ -235,10 +236,13 @@ def pair_fractions(m: Metric, mine: list[Run], refs: list[Run]) -> list[float]:
 
 
 def _pairs_disagree(lab: Lab, mine: list[Run], refs: list[Run]) -> bool:
-    """Whether, for a timed metric, two pairs' fractions are more than SPREAD apart."""
+    """Whether, for a timed metric, two pairs' fractions are more than SPREAD apart and would
+    score differently: pairs that all score zero (a naive submission), or all full marks, agree
+    (the score of their median is already known)."""
     for m in lab.metrics:
         fr = pair_fractions(m, mine, refs) if m.vs_reference else []
-        if len(fr) >= 2 and max(fr) / min(fr) > SPREAD:
+        if len(fr) >= 2 and max(fr) / min(fr) > SPREAD and \
+                m.score_vs_reference(min(fr)) != m.score_vs_reference(max(fr)):
             return True
     return False
 

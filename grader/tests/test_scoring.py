@@ -201,6 +201,10 @@ def test_pairs_that_disagree_ask_for_more_rounds(monkeypatch):
     one = dataclasses.replace(lab, metrics=[m])
     assert not bench._pairs_disagree(one, runs(1.0, 0.95), runs(1.0, 1.0))
     assert bench._pairs_disagree(one, runs(1.0, 0.7), runs(1.0, 1.0))
+    # far apart, but every pair scores the same (zero below 0.3, full above 0.8): no more rounds
+    assert not bench._pairs_disagree(one, runs(0.1, 0.25), runs(1.0, 1.0))
+    assert not bench._pairs_disagree(one, runs(0.9, 1.3), runs(1.0, 1.0))
+    assert bench._pairs_disagree(one, runs(0.1, 0.5), runs(1.0, 1.0))
     item = bench.score_vs_reference(lab, m, runs(1.0, 0.7, 1.0, 0.98, 1.01), runs(*[1.0] * 5))
     assert item.score == 10 and "median of 5 paired runs" in item.output
 
@@ -210,7 +214,7 @@ def test_only_the_drawn_run_measures_its_series(monkeypatch):
     asked for it; the reference's and later rounds' runs get MLMEM_BENCH_SERIES=0."""
     import dataclasses
     lab = dataclasses.replace(labs.load("lab01-cache-lines"), metrics=[timed()], requires={})
-    ref_values = iter([1.0, 0.7] + [1.0] * bench.MAX_ROUNDS)  # pairs disagree: every round runs
+    ref_values = iter([1.0, 2.0] + [1.0] * bench.MAX_ROUNDS)  # pairs disagree: every round runs
     calls = []
 
     def fake_run(lab, binary, run_name, series=True):
