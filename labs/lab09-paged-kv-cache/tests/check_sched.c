@@ -45,6 +45,21 @@ static kv_request_t req(uint32_t id, uint32_t n, const kv_token_t *p, uint32_t p
     return r;
 }
 
+/* kv_sched_submit of r[0..n), in order, each of which must be accepted. */
+static void submit_all(kv_sched_t *s, const kv_request_t *r, int n)
+{
+    for (int k = 0; k < n; k++)
+        MM_ASSERT_OK(kv_sched_submit(s, &r[k]));
+}
+
+/* step(), adding the tokens it decoded to *decoded. */
+static kv_step_t step_sum(kv_sched_t *s, uint64_t *decoded)
+{
+    kv_step_t st = step(s);
+    *decoded += st.decoded;
+    return st;
+}
+
 MM_TEST(test_sched_bad_args)
 {
     kv_cache_t *c = open_cache(8, 4, false, NULL);
@@ -90,8 +105,7 @@ MM_TEST(test_sched_admits_fcfs_under_budget)
     iota(p, 32, 1);
     kv_request_t r[4] = { req(0, 1, p, 30, 1), req(1, 1, p, 30, 1), req(2, 1, p, 20, 1),
                           req(3, 1, p, 1, 1) };
-    for (int k = 0; k < 4; k++)
-        MM_ASSERT_OK(kv_sched_submit(s, &r[k]));
+    submit_all(s, r, 4);
     expect_step(step(s), 2, 0, 0, 0, 2, 2,
                 "step 1: 8 + 8 blocks fit in 20; the third needs 5 of the 4 left, and the "
                 "fourth waits behind it (no skipping)");
@@ -133,8 +147,7 @@ MM_TEST(test_sched_max_seqs)
     kv_sched_t *s = open_sched(c, 4);
     kv_token_t p[4] = { 1, 2, 3, 4 };
     kv_request_t r[2] = { req(0, 4, p, 4, 2), req(1, 1, p, 4, 1) };
-    MM_ASSERT_OK(kv_sched_submit(s, &r[0]));
-    MM_ASSERT_OK(kv_sched_submit(s, &r[1]));
+    submit_all(s, r, 2);
     expect_step(step(s), 1, 0, 0, 0, 4, 1, "step 1: four samples fill max_seqs = 4");
     expect_step(step(s), 0, 0, 0, 4, 4, 1, "step 2: one token each, still 4 sequences");
     expect_step(step(s), 1, 0, 1, 4, 1, 0, "step 3: the four finish; the next is admitted");
@@ -177,8 +190,7 @@ MM_TEST(test_sched_preempts_itself)
     kv_sched_t *s = open_sched(c, 64);
     kv_token_t p[2] = { 1, 2 };
     kv_request_t r[2] = { req(0, 1, p, 2, 3), req(1, 1, p, 2, 3) };
-    MM_ASSERT_OK(kv_sched_submit(s, &r[0]));
-    MM_ASSERT_OK(kv_sched_submit(s, &r[1]));
+    submit_all(s, r, 2);
     expect_step(step(s), 2, 0, 0, 0, 2, 0, "step 1: both admitted (2 of 3 blocks)");
     expect_step(step(s), 1, 1, 0, 1, 2, 0,
                 "step 2: the first takes the last block; the second, admitted last, preempts "
@@ -208,8 +220,7 @@ MM_TEST(test_sched_requeues_preempted_at_head)
     iota(pb, 4, 20);
     iota(pc, 8, 30);
     kv_request_t r[3] = { req(0, 1, pa, 4, 4), req(1, 1, pb, 4, 4), req(2, 1, pc, 8, 1) };
-    for (int k = 0; k < 3; k++)
-        MM_ASSERT_OK(kv_sched_submit(s, &r[k]));
+    submit_all(s, r, 3);
     expect_step(step(s), 2, 0, 0, 0, 2, 1,
                 "step 1: A and B take a block each; C needs 2 of the 1 left and waits");
     expect_step(step(s), 1, 1, 0, 1, 2, 1,
@@ -240,11 +251,8 @@ static void prompt_and_output(kv_token_t *want, const kv_token_t *p, uint32_t pl
  * preemptions. */
 static int run_out(kv_sched_t *s, int steps, uint64_t *decoded, uint32_t *preempted)
 {
-    while (!kv_sched_idle(s) && steps++ < 50) {
-        kv_step_t st = step(s);
-        *decoded += st.decoded;
-        *preempted += st.preempted;
-    }
+    while (!kv_sched_idle(s) && steps++ < 50)
+        *preempted += step_sum(s, decoded).preempted;
     return steps;
 }
 
@@ -260,15 +268,12 @@ MM_TEST(test_sched_recompute_keeps_output)
     kv_request_t r[2] = { req(0, 1, pa, 4, 8), req(1, 1, pb, 4, 8) };
     uint64_t decoded = 0;
     uint32_t preempted = 0;
-    for (int k = 0; k < 2; k++)
-        MM_ASSERT_OK(kv_sched_submit(s, &r[k]));
+    submit_all(s, r, 2);
     for (int k = 1; k <= 5; k++)
-        decoded += step(s).decoded; /* A and B: prompt block + 4 tokens in a second block */
-    kv_step_t st6 = step(s);
-    expect_step(st6, 1, 1, 0, 1, 2, 0,
+        step_sum(s, &decoded); /* A and B: prompt block + 4 tokens in a second block */
+    expect_step(step_sum(s, &decoded), 1, 1, 0, 1, 2, 0,
                 "step 6: A takes the last free block; B needs one and preempts itself; its two "
                 "full blocks wait in the LRU list and it is admitted again at once");
-    decoded += st6.decoded;
     prompt_and_output(want, pb, 4, 1, 0, 4);
     expect_tokens(c, 1, want, 8, "seq 1 after step 6: B's prompt and the 4 tokens it produced");
     kv_stats_t st = stats_of(c);
@@ -296,15 +301,12 @@ MM_TEST(test_sched_readmits_samples_through_prefix_cache)
     kv_request_t r[2] = { req(0, 1, pa, 4, 5), req(1, 2, pr, 8, 8) };
     uint64_t decoded = 0;
     uint32_t preempted = 0;
-    for (int k = 0; k < 2; k++)
-        MM_ASSERT_OK(kv_sched_submit(s, &r[k]));
+    submit_all(s, r, 2);
     for (int k = 1; k <= 5; k++)
-        decoded += step(s).decoded; /* blocks: A 0, 3; R's prompt 1, 2; samples 4, 5 */
-    kv_step_t st6 = step(s);
-    expect_step(st6, 1, 1, 1, 1, 2, 0,
+        step_sum(s, &decoded); /* blocks: A 0, 3; R's prompt 1, 2; samples 4, 5 */
+    expect_step(step_sum(s, &decoded), 1, 1, 1, 1, 2, 0,
                 "step 6: A needs a block: R is preempted; A evicts R's sample-0 block 4 and "
                 "finishes; R (3 + 3 blocks asked, 6 free + cached) is admitted again");
-    decoded += st6.decoded;
     TABLE(c, 0, "sample 0 again: the prompt's blocks from the cache, its own output refilled "
           "into the free block", 1, 2, 4);
     TABLE(c, 1, "sample 1 again: the prompt's blocks and its own output block, all from the "
