@@ -339,7 +339,8 @@ static void write_series(mm_json_t *j, const series_t *chat, const series_t *mix
 }
 
 /* The trace's tokens: prompts (each request once), full prompt blocks (what its first
- * admissions look up), outputs (every sample's). */
+ * admissions look up; a re-admission looks up the full blocks of prompt + output so far),
+ * outputs (every sample's). */
 static void trace_sizes(const kv_trace_t *t, uint64_t *prompt, uint64_t *blocks, uint64_t *out)
 {
     *prompt = *blocks = *out = 0;
@@ -367,7 +368,7 @@ static void write_yours(mm_json_t *j, const kv_trace_t *t, const run_t *y)
     mm_json_int(j, "decoded_tokens", (long long)y->decoded);
     mm_json_int(j, "prefix_queries", (long long)y->queries);
     mm_json_int(j, "prefix_hits", (long long)y->hits);
-    mm_json_int(j, "readmitted_prompt_blocks", (long long)y->queries - (long long)blocks);
+    mm_json_int(j, "readmitted_blocks", (long long)y->queries - (long long)blocks);
     mm_json_int(j, "evictions", (long long)y->evictions);
     mm_json_int(j, "cow_copies", (long long)y->cow_copies);
     mm_json_num(j, "waste_pct", pct(y->reserved - y->used, y->reserved));

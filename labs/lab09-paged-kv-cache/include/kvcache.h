@@ -1,4 +1,6 @@
-/* Lab 09: a paged KV cache, as an LLM server's block manager keeps it (vLLM's, simplified).
+/* Lab 09: a paged KV cache, as an LLM server's block manager keeps it (vLLM's, simplified; where
+ * this follows vLLM's v0 block manager, where its v1 KV-cache manager, and what is the lab's own:
+ * README section 2.8).
  *
  * The simulated device memory is num_blocks physical blocks of block_size token slots each; a slot
  * holds one kv_token_t, which stands for that token's keys and values in every layer. A sequence
@@ -13,6 +15,8 @@
  * A block is taken from the head of the free queue; only when that is empty is the head of the
  * LRU list evicted (unregistered: it is then a plain new block). A block whose count drops to 0
  * goes to the tail of the LRU list if it is registered, else to the tail of the free queue.
+ * (That is vLLM v0's evictor; v1 keeps one free queue in LRU order and evicts a cached block
+ * when it reaches the head.)
  *
  * Prefix caching (config.prefix_caching): a FULL block has an identity: its block_size tokens and
  * the identity of the full block before it in its sequence (none for logical block 0). A block
@@ -22,8 +26,9 @@
  * by kv_seq_add: the prompt's leading full blocks whose identities are registered are shared
  * instead of filled. The hash, config.hash(parent hash, tokens, n) chained from parent hash 0, is
  * only an index to find candidates: identities are compared exactly (tokens and parent), so two
- * blocks whose hashes collide are never confused. Only full blocks are registered; a partial
- * block is never shared through the cache.
+ * blocks whose hashes collide are never confused (the lab's choice: vLLM trusts its hash, and
+ * recommends SHA-256 so that collisions are practically impossible). Only full blocks are
+ * registered; a partial block is never shared through the cache.
  *
  * Contracts follow the project's style: the effect in one sentence, then one "-EXXX: condition"
  * per line. A call that fails changes nothing (no block, count, table, token or statistic). */
@@ -111,7 +116,7 @@ int kv_append(kv_cache_t *c, int32_t id, kv_token_t t);
 
 /* Adds a sequence that is a copy of `parent` (same tokens) and writes its id (the lowest not in
  * use) to *child. It shares every block of the parent's table (each count + 1); no block is
- * taken or copied.
+ * taken or copied. (vLLM v0's BlockTable.fork; v1 has no fork, see README section 2.4.)
  *   -EINVAL: c, child NULL; parent not a live sequence
  *   -ENOSPC: KV_MAX_SEQS sequences are live
  *   -ENOMEM: host memory for the child's block table could not be allocated (nothing changed) */

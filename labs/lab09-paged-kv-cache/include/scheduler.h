@@ -1,5 +1,6 @@
-/* Lab 09: a serving scheduler's step over the paged KV cache (vLLM's, simplified): requests wait
- * in a queue, are admitted first come first served while the cache has blocks for their prompts,
+/* Lab 09: a serving scheduler's step over the paged KV cache (vLLM's, simplified; README section
+ * 2.8 says which parts follow vLLM's v0, which its v1, and which are this lab's own): requests
+ * wait in a queue, are admitted first come first served while the cache has blocks for them,
  * decode one token per sequence per step, and are preempted when the cache runs out.
  *
  * One kv_sched_step, in this order:
@@ -7,21 +8,30 @@
  *      in sample order: append the sample's next token, kv_gen_token(request id, sample, k) for
  *      its k-th output token (k from 0). If kv_append says -ENOMEM, PREEMPT the victim, the
  *      running request admitted last, and try again; if the victim is the request being decoded,
- *      it stops there. A sample that has produced out_len[sample] tokens is freed at once
- *      (kv_seq_free); a request whose samples are all done is finished and leaves the running list.
+ *      it stops there (the tokens its earlier samples appended in this step stay produced).
+ *      A sample that has produced out_len[sample] tokens is freed at once (kv_seq_free); a
+ *      request whose samples are all done is finished and leaves the running list.
  *      (A request decoded earlier in the step is never a victim: victims were admitted later.)
  *   2. ADMIT. While the waiting queue is not empty, look at its head (no skipping): admit it if
  *      the live sequences of the running requests (kv_step_t.running_seqs: a finished sample was
- *      freed and no longer counts) + its n <= max_seqs, and kv_blocks_needed(its prompt) + the
- *      watermark <= free + cached blocks, where the watermark is KV_SCHED_WATERMARK_PCT percent
- *      of the cache's blocks, rounded down; else stop. Admitting: kv_seq_add(prompt) for sample
- *      0, then kv_fork of it for samples 1 .. n-1 (in order); the request goes to the tail of the
- *      running list. Its first output token is decoded in the next step.
- * PREEMPT (recompute, as vLLM's default): free every live sequence of the victim in sample order
- * (sample 0 first, each by kv_seq_free: its last block first; the order decides which blocks
- * reach the LRU list first), forget its output so far, and put it at the HEAD of the waiting
- * queue, ahead of every request waiting there; admitted again, it starts over from its prompt
- * (and produces the same tokens: kv_gen_token decides them).
+ *      freed and no longer counts) + its unfinished samples <= max_seqs, and the blocks it needs
+ *      + the watermark <= free + cached blocks, where the watermark is KV_SCHED_WATERMARK_PCT
+ *      percent of the cache's blocks, rounded down; else stop. The request goes to the tail of
+ *      the running list, and its next output tokens are decoded from the next step on.
+ *        - A request none of whose samples has produced a token (new, or preempted before its
+ *          first token) needs kv_blocks_needed(its prompt) blocks and is admitted by
+ *          kv_seq_add(prompt) for sample 0, then kv_fork of it for samples 1 .. n-1 (in order).
+ *        - A request that has produced tokens (it was preempted) needs the sum, over its
+ *          unfinished samples, of kv_blocks_needed(prompt followed by that sample's output so
+ *          far), and is admitted by one kv_seq_add of exactly those tokens per unfinished sample,
+ *          in sample order (no fork: with prefix caching the samples share the prompt's full
+ *          blocks through the cache). Its finished samples stay finished.
+ * PREEMPT (recompute, as vLLM does by default): free every live sequence of the victim in sample
+ * order (sample 0 first, each by kv_seq_free: its last block first; the order decides which
+ * blocks reach the LRU list first), KEEP the tokens each sample has produced, and put it at the
+ * HEAD of the waiting queue, ahead of every request waiting there. Admitted again, it prefills
+ * prompt + output in one kv_seq_add per sample (the prefix cache finds the full blocks that are
+ * still registered) and goes on from its next output token: no token is decoded twice.
  *
  * Contracts: the effect, then one "-EXXX: condition" per line. */
 #ifndef KV_SCHEDULER_H
@@ -30,7 +40,8 @@
 #include "kvcache.h"
 
 #define KV_MAX_SAMPLES 8          /* parallel samples per request (n): 1 .. KV_MAX_SAMPLES */
-#define KV_SCHED_WATERMARK_PCT 1  /* blocks kept free at admission, in percent (vLLM: 0.01) */
+#define KV_SCHED_WATERMARK_PCT 1  /* blocks kept free at admission, in percent (vLLM v0's
+                                     block manager: 0.01; v1 keeps none) */
 
 /* The k-th output token of sample s of request `request` (src/support.c, provided). */
 kv_token_t kv_gen_token(uint32_t request, uint32_t s, uint32_t k);
@@ -54,9 +65,8 @@ typedef struct {
     uint32_t running_reqs, running_seqs;  /* after the step (sequences not yet freed) */
     uint32_t waiting;                     /* requests in the queue after the step */
     uint32_t admitted, preempted, finished; /* requests, during this step */
-    uint64_t decoded;  /* tokens appended by step 1: every kv_append that succeeded, those of a
-                          request that then preempted itself in the same step (at a later
-                          sample) included, though they are dropped with it */
+    uint64_t decoded;  /* tokens appended by step 1: every kv_append that succeeded (each output
+                          token once: preemption keeps what was produced) */
 } kv_step_t;
 
 typedef struct kv_sched kv_sched_t;
@@ -78,9 +88,10 @@ int kv_sched_submit(kv_sched_t *s, const kv_request_t *r);
 
 /* Runs one step (see the top) and fills *res (may be NULL).
  *   -EINVAL: s NULL
- *   -ENOMEM: host memory for the scheduler's own lists: the step stopped before decoding
- *            (nothing changed) or before admitting the queue's head (the decoding and the
- *            admissions before it were done); *res is not filled; the scheduler can step again
+ *   -ENOMEM: host memory for the scheduler's own lists or token buffer: the step stopped before
+ *            decoding (nothing changed) or before admitting the queue's head (the decoding and
+ *            the admissions before it were done); *res is not filled; the scheduler can step
+ *            again
  *   -EIO: the cache failed in a way the rules do not allow (an error other than -ENOMEM from
  *         kv_append, or any error from admitting a request the rules admitted); the state is
  *         then undefined */

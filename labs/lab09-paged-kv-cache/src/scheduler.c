@@ -1,15 +1,16 @@
 /* Lab 09, Part D: the scheduler step (include/scheduler.h): first-come-first-served admission under
  * the block budget, one decoded token per sequence per step, preemption of the request admitted
- * last when the cache runs out. */
+ * last when the cache runs out, and re-admission that prefills prompt + output so far. */
 #include "scheduler.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* A sketch: per request, the request, its samples' sequence ids (-1 when not live) and output
- * counts, and how many samples are unfinished; the scheduler keeps the cache, max_seqs, a
- * waiting queue you can push at both ends (preempted requests go back to its head) and the
- * running list in admission order. */
+ * counts (kept through a preemption), and how many samples are unfinished; the scheduler keeps
+ * the cache, max_seqs, a waiting queue you can push at both ends (preempted requests go back to
+ * its head), the running list in admission order, and a buffer in which to lay out a preempted
+ * sample's prompt + output for kv_blocks_needed and kv_seq_add. */
 struct kv_sched {
     kv_cache_t *c;
     /* YOUR CODE HERE */

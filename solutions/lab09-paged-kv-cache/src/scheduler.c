@@ -1,6 +1,6 @@
 /* Lab 09: the scheduler step (include/scheduler.h): first-come-first-served admission under the
  * block budget, one decoded token per sequence per step, preemption of the request admitted
- * last when the cache runs out. */
+ * last when the cache runs out, and re-admission that prefills prompt + output so far. */
 #include "scheduler.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -21,6 +21,8 @@ struct kv_sched {
     uint32_t whead, nwait, wcap;
     req_t **run;                 /* admission order */
     uint32_t nrun, rcap;
+    kv_token_t *buf;             /* a sample's prompt + output, for re-admission */
+    uint32_t bufcap;
 };
 
 static int grow(void *pp, uint32_t *cap, size_t elem)
@@ -77,6 +79,7 @@ void kv_sched_destroy(kv_sched_t *s)
         free(s->run[k]);
     free(s->wait);
     free(s->run);
+    free(s->buf);
     free(s);
 }
 
@@ -99,17 +102,17 @@ int kv_sched_submit(kv_sched_t *s, const kv_request_t *r)
     return 0;
 }
 
-/* Frees the last admitted running request's sequences and puts it at the head of the queue
- * (room there was made before the step). Returns it. */
+/* Frees the last admitted running request's sequences (its output so far is kept) and puts it
+ * at the head of the queue (room there was made before the step). Returns it. */
 static req_t *preempt_last(kv_sched_t *s)
 {
     req_t *v = s->run[--s->nrun];
     for (uint32_t k = 0; k < v->r->n; k++)
         if (v->seq[k] >= 0) {
             kv_seq_free(s->c, v->seq[k]);
+            v->seq[k] = -1;
             s->running_seqs--;
         }
-    reset(v);
     s->whead = (s->whead + s->wcap - 1) % s->wcap;
     s->wait[s->whead] = v;
     s->nwait++;
@@ -163,27 +166,97 @@ static int decode_all(kv_sched_t *s, kv_step_t *st)
     return 0;
 }
 
+/* True when no sample of q has produced a token yet (new, or preempted before its first). */
+static int fresh(const req_t *q)
+{
+    for (uint32_t k = 0; k < q->r->n; k++)
+        if (q->produced[k])
+            return 0;
+    return 1;
+}
+
+/* Writes sample k's tokens so far (prompt, then its output) to s->buf; returns their number,
+ * or -ENOMEM. */
+static int64_t sample_tokens(kv_sched_t *s, const req_t *q, uint32_t k)
+{
+    uint32_t n = q->r->prompt_len + q->produced[k];
+    if (n > s->bufcap) {
+        kv_token_t *b = realloc(s->buf, (size_t)n * sizeof *b);
+        if (!b)
+            return -ENOMEM;
+        s->buf = b;
+        s->bufcap = n;
+    }
+    memcpy(s->buf, q->r->prompt, (size_t)q->r->prompt_len * sizeof *s->buf);
+    for (uint32_t i = 0; i < q->produced[k]; i++)
+        s->buf[q->r->prompt_len + i] = kv_gen_token(q->r->id, k, i);
+    return n;
+}
+
+/* Blocks q needs to be admitted now: its prompt's (then forked), or the sum over its unfinished
+ * samples of prompt + output. Returns them, -ENOMEM or -EIO. */
+static int64_t blocks_for_req(kv_sched_t *s, const req_t *q)
+{
+    const kv_request_t *r = q->r;
+    if (fresh(q)) {
+        int64_t need = kv_blocks_needed(s->c, r->prompt, r->prompt_len);
+        return need < 0 ? -EIO : need;
+    }
+    int64_t sum = 0;
+    for (uint32_t k = 0; k < r->n; k++) {
+        if (q->produced[k] == r->out_len[k])
+            continue;
+        int64_t n = sample_tokens(s, q, k), need;
+        if (n < 0)
+            return n;
+        if ((need = kv_blocks_needed(s->c, s->buf, (uint32_t)n)) < 0)
+            return -EIO;
+        sum += need;
+    }
+    return sum;
+}
+
+/* Adds q's sequences to the cache (the rules admitted it): 0 or -EIO. */
+static int add_seqs(kv_sched_t *s, req_t *q)
+{
+    const kv_request_t *r = q->r;
+    if (fresh(q)) {
+        if (kv_seq_add(s->c, r->prompt, r->prompt_len, &q->seq[0]))
+            return -EIO;
+        for (uint32_t k = 1; k < r->n; k++)
+            if (kv_fork(s->c, q->seq[0], &q->seq[k]))
+                return -EIO;
+        return 0;
+    }
+    for (uint32_t k = 0; k < r->n; k++) {
+        if (q->produced[k] == r->out_len[k])
+            continue;
+        int64_t n = sample_tokens(s, q, k); /* fits: blocks_for_req grew the buffer */
+        if (n < 0 || kv_seq_add(s->c, s->buf, (uint32_t)n, &q->seq[k]))
+            return -EIO;
+    }
+    return 0;
+}
+
 /* Admits the queue's head if the rules allow: 1 admitted, 0 not, -EIO, -ENOMEM. */
 static int admit_head(kv_sched_t *s, uint32_t watermark)
 {
     req_t *q = s->wait[s->whead];
-    const kv_request_t *r = q->r;
     kv_stats_t cs;
-    if (s->running_seqs + r->n > s->max_seqs)
+    if (s->running_seqs + q->live > s->max_seqs)
         return 0;
-    int64_t need = kv_blocks_needed(s->c, r->prompt, r->prompt_len);
-    if (need < 0 || kv_get_stats(s->c, &cs))
+    int64_t need = blocks_for_req(s, q);
+    if (need < 0)
+        return (int)need;
+    if (kv_get_stats(s->c, &cs))
         return -EIO;
     if ((uint64_t)need + watermark > (uint64_t)cs.free_blocks + cs.cached_blocks)
         return 0;
     if (s->nrun == s->rcap && grow(&s->run, &s->rcap, sizeof *s->run))
         return -ENOMEM;
-    if (kv_seq_add(s->c, r->prompt, r->prompt_len, &q->seq[0]))
+    if (add_seqs(s, q))
         return -EIO;
-    for (uint32_t k = 1; k < r->n; k++)
-        if (kv_fork(s->c, q->seq[0], &q->seq[k]))
-            return -EIO;
-    s->running_seqs += r->n;
+    s->running_seqs += q->live;
     s->whead = (s->whead + 1) % s->wcap;
     s->nwait--;
     s->run[s->nrun++] = q;
