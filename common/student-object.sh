@@ -49,7 +49,7 @@ refuse() {
     src="student code"
     if [ -n "$1" ]; then
         src=${1##*/obj/}; src=${src%.o}
-        case $src in *.cu-emu) src=${src%-emu} ;; *) src=$src.c ;; esac
+        case $src in *-emu) src=${src%-emu} ;; *) src=$src.c ;; esac
     fi
     echo "$src: error: $2" >&2
     exit 1
