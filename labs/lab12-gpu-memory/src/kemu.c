@@ -40,24 +40,29 @@ static void enter(kthread_t *t)
     kemu_g.cur = NULL;
 }
 
+#ifdef KEMU_ASAN
+static const void *sched_bottom; /* the scheduler's stack, as ASan must be told on each switch */
+static size_t sched_size;
+#endif
+
 /* From the running thread back to the scheduler (it marked why first). */
 static void leave(void)
 {
     kthread_t *t = kemu_g.cur;
 #ifdef KEMU_ASAN
     void *fake = NULL;
-    __sanitizer_start_switch_fiber(t->state == KT_DONE ? NULL : &fake, NULL, 0);
+    __sanitizer_start_switch_fiber(t->state == KT_DONE ? NULL : &fake, sched_bottom, sched_size);
 #endif
     swapcontext(&t->ctx, &sched_ctx);
 #ifdef KEMU_ASAN
-    __sanitizer_finish_switch_fiber(fake, NULL, NULL);
+    __sanitizer_finish_switch_fiber(fake, &sched_bottom, &sched_size);
 #endif
 }
 
 static void fiber_main(void)
 {
 #ifdef KEMU_ASAN
-    __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
+    __sanitizer_finish_switch_fiber(NULL, &sched_bottom, &sched_size);
 #endif
     kemu_g.launch->body(kemu_g.launch->args);
     kemu_g.cur->state = KT_DONE;
@@ -191,16 +196,25 @@ static int run_block(unsigned n)
     }
 }
 
+/* The context every fiber starts from (getcontext in a function of its own: it is never
+ * resumed, so it returns once, and no caller's variable lives across it). */
+static __attribute__((noinline)) void context_template(ucontext_t *u)
+{
+    getcontext(u);
+}
+
 /* Fibers for n threads with block shape b, each starting at fiber_main. */
 static void make_threads(unsigned n, kemu_dim3_t b)
 {
+    static ucontext_t base;
+    context_template(&base);
     for (unsigned i = 0; i < n; i++) {
         kthread_t *t = &threads[i];
         memset(t, 0, sizeof *t);
         t->stack = stacks + (size_t)i * KEMU_STACK;
         t->linear = i;
         t->idx = (kemu_dim3_t){i % b.x, (i / b.x) % b.y, i / (b.x * b.y)};
-        getcontext(&t->ctx);
+        t->ctx = base;
         t->ctx.uc_stack.ss_sp = t->stack;
         t->ctx.uc_stack.ss_size = KEMU_STACK;
         t->ctx.uc_link = NULL;
