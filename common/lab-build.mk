@@ -63,7 +63,10 @@ all: $(PROGS)
 # memcpy, clock_gettime, pthread_create or a harness function there changes only the student's own
 # calls, never the benchmark's baseline, its timer or the tests. The lab's provided sources are
 # archived as they are. Without EDITABLE (common/selftest) everything is archived as it is.
-STUDENT_OBJS := $(filter $(patsubst %.c,$(OUT)/obj/%.o,$(filter %.c,$(EDITABLE))),$(LIB_OBJS))
+# An editable CUDA file (src/x.cu) of a lab that emulates its kernels on the host joins the
+# student's object as $(OUT)/obj/src/x.cu-emu.o, made by the rule its lab.mk gives (lab 12).
+STUDENT_OBJS := $(filter $(patsubst %.c,$(OUT)/obj/%.o,$(filter %.c,$(EDITABLE))),$(LIB_OBJS)) \
+                $(patsubst %.cu,$(OUT)/obj/%.cu-emu.o,$(filter %.cu,$(EDITABLE)))
 # The grader compiles the student's files in its sandbox (goal student-object) and links the
 # object it made here (STUDENT_PREBUILT=path): this build then never compiles them itself.
 STUDENT_OBJ  := $(if $(STUDENT_PREBUILT),$(STUDENT_PREBUILT),$(if $(STUDENT_OBJS),$(OUT)/obj/student.o))

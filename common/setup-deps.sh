@@ -14,7 +14,7 @@ set -u
 # gcc; clang's are a package of their own, named after the version `clang` stands for there, and
 # only Recommended by clang (never installed with --no-install-recommends).
 PACKAGES='
-build *           gcc libc6-dev binutils make
+build *           gcc g++ libc6-dev binutils make
 build *           check libnuma-dev libhwloc-dev hwloc numactl pkg-config
 build *           python3 python3-pytest python3-matplotlib libseccomp-dev libssl-dev bubblewrap
 build ubuntu:22.04 python3-tomli

@@ -47,7 +47,10 @@ HARNESS='^(mm_(test|bench|ck)_|_?mm_test)'
 # (OBJ "": "student code").
 refuse() {
     src="student code"
-    if [ -n "$1" ]; then src=${1##*/obj/}; src=${src%.o}.c; fi
+    if [ -n "$1" ]; then
+        src=${1##*/obj/}; src=${src%.o}
+        case $src in *-emu) src=${src%-emu} ;; *) src=$src.c ;; esac
+    fi
     echo "$src: error: $2" >&2
     exit 1
 }

@@ -227,7 +227,7 @@ def build(lab: Lab, submission: str, variant: str = "", werror: bool = False,
         return Built(False, out_dir, "\n".join(refused), missing)
     os.makedirs(out_dir, exist_ok=True)
     obj = os.path.join(out_dir, STUDENT_OBJ)
-    student_c = any(f.endswith(".c") for f in lab.editable)
+    student_c = any(f.endswith((".c", ".cu")) for f in lab.editable)
     if student_c:
         ok, log, crash = compile_student(lab, stage_dir, os.path.dirname(obj), variant, werror)
         if not ok:

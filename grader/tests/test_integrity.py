@@ -25,7 +25,8 @@ pytestmark = pytest.mark.slow
 SLUGS = labs.slugs()
 LOCK = "/tmp/mlmem-bench.lock"
 
-# Appended to the reference's first editable file. Its memcpy and memmove copy big buffers three
+# Appended to the reference's first editable file (C, or C++ for lab 12's kernels.cu: the same
+# text compiles as both). Its memcpy and memmove copy big buffers three
 # times (the baselines of labs 03, 06 and 08 are one big memcpy); memset, clock_gettime and
 # pthread_create stall first; mm_now_ns (common/mm_timer.c) lies. Linked program-wide, they would
 # slow the baseline or the timer; kept to the student's own calls, they gain nothing.
@@ -47,7 +48,7 @@ static void hostile_stall(void)
     syscall(SYS_nanosleep, &ts, NULL);
 }
 
-void *memcpy(void *restrict d, const void *restrict s, size_t n)
+void *memcpy(void *__restrict d, const void *__restrict s, size_t n)
 {
     void *(*real)(void *, const void *, size_t);
     *(void **)&real = dlsym(RTLD_NEXT, "memcpy");
@@ -69,7 +70,7 @@ void *memset(void *d, int c, size_t n)
 {
     if (n >= (1u << 20))
         hostile_stall();
-    volatile unsigned char *p = d;
+    volatile unsigned char *p = (volatile unsigned char *)d;
     for (size_t i = 0; i < n; i++)
         p[i] = (unsigned char)c;
     return d;
@@ -123,8 +124,9 @@ def nm_globals(path: str) -> set[str]:
 
 
 def student_objects(lab, built) -> list[str]:
-    return [os.path.join(built.out_dir, "student-obj", rel[:-2] + ".o") for rel in lab.editable
-            if rel.endswith(".c")]
+    return [os.path.join(built.out_dir, "student-obj",
+                         rel[:-2] + ".o" if rel.endswith(".c") else rel + "-emu.o")
+            for rel in lab.editable if rel.endswith((".c", ".cu"))]
 
 
 @pytest.mark.parametrize("slug", SLUGS)
@@ -207,7 +209,7 @@ int main(void)
 INTERPOSER = r"""
 #include <dlfcn.h>
 #include <stddef.h>
-void *memcpy(void *restrict d, const void *restrict s, size_t n)
+void *memcpy(void *__restrict d, const void *__restrict s, size_t n)
 {
     void *(*real)(void *, const void *, size_t);
     *(void **)&real = dlsym(RTLD_NEXT, "memcpy");

@@ -32,9 +32,20 @@ def test_lab_toml_matches_test_sources(slug):
 CUDA_SOURCE = re.compile(r"^\s*#\s*include\s*<cuda_runtime(_api)?\.h>", re.M)
 
 
+def emulated_kernels(path: str) -> set[str]:
+    """The editable .cu files a lab's lab.mk compiles for the host's kernel emulator (lab 12:
+    a rule for obj/%.cu-emu.o) instead of nvcc: they need neither the CUDA runtime nor a GPU."""
+    mk = os.path.join(path, "lab.mk")
+    if not os.path.isfile(mk) or ".cu-emu.o" not in open(mk).read():
+        return set()
+    return {os.path.basename(f) for f in labs.load(os.path.basename(path)).editable
+            if f.endswith(".cu")}
+
+
 def has_cuda_code(path: str) -> bool:
     src = os.path.join(path, "src")
-    files = [os.path.join(src, f) for f in sorted(os.listdir(src))]
+    files = [os.path.join(src, f) for f in sorted(os.listdir(src))
+             if f not in emulated_kernels(path)]
     return any(f.endswith(".cu") or (f.endswith(".c") and CUDA_SOURCE.search(open(f).read()))
                for f in files)
 

@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT
 
 SCRIPT = os.path.join(ROOT, "common", "setup-deps.sh")
-TOOLCHAIN = {"gcc", "libc6-dev", "binutils", "make"}
+TOOLCHAIN = {"gcc", "g++", "libc6-dev", "binutils", "make"}
 # clang's sanitizer run-time per distribution: None where clang's own Depends bring it
 # (Ubuntu 22.04's clang-14 keeps it in libclang-common-14-dev).
 CLANG_RT = {"debian:12": "libclang-rt-14-dev", "debian:13": "libclang-rt-19-dev",

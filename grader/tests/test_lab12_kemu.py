@@ -1,0 +1,101 @@
+"""Lab 12's kernel emulator (labs/lab12-gpu-memory/src/kemu*.c): its counts for access patterns
+whose answers are known by hand (the handout's section 2.5 quotes them), and kernels written to
+cheat it: one that reads memory outside its buffers (where an oracle would be) and one that
+writes its answer with memcpy, which no recorder sees, gain no test."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import ROOT, grade
+
+pytestmark = [pytest.mark.slow, pytest.mark.lab("12")]
+
+SLUG = "lab12-gpu-memory"
+LAB = os.path.join(ROOT, "labs", SLUG)
+
+
+@pytest.fixture(scope="module")
+def probes() -> dict[tuple[str, int], dict]:
+    """kemuprobe's lines by (probe, parameter), built with warnings as errors."""
+    out = os.path.join(ROOT, "build", "selftest", "lab12-kemu")
+    prog = os.path.join(out, "kemuprobe")
+    res = subprocess.run(["make", "-s", "-f", "common/lab-build.mk", f"LABSRC={LAB}", f"OUT={out}",
+                          "EDITABLE=src/kernels.cu", "WERROR=1", prog],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+    lines = subprocess.run([prog], capture_output=True, text=True, check=True,
+                           timeout=120).stdout.splitlines()
+    return {(d["probe"], d["param"]): d for d in map(json.loads, lines)}
+
+
+# A warp of 32 floats at stride s touches min(32, 4 s) sectors: 128 B in 4 sectors when s = 1.
+@pytest.mark.parametrize("stride, sectors", [(0, 1), (1, 4), (2, 8), (4, 16), (8, 32), (32, 32)])
+def test_float_load_sectors(probes, stride, sectors):
+    p = probes[("load_f32", stride)]
+    assert (p["rc"], p["gld_requests"], p["gld_sectors"]) == (0, 1, sectors)
+    assert (p["gst_requests"], p["gst_sectors"]) == (1, 4), "32 consecutive floats: 4 sectors"
+
+
+def test_misaligned_and_wide_loads(probes):
+    assert probes[("load_f32_misaligned", 1)]["gld_sectors"] == 5, "128 B across 5 sectors"
+    assert probes[("load_f64", 1)]["gld_sectors"] == 8, "32 doubles: 256 B, 8 sectors"
+    assert probes[("load_f64", 2)]["gld_sectors"] == 16
+
+
+# s[t * stride]: bank (t * stride) % 32; the busiest bank serves gcd(stride, 32) words (1 when
+# every lane reads the same word: a broadcast). Stride 33 is the padded tile's column.
+@pytest.mark.parametrize("stride, wavefronts",
+                         [(0, 1), (1, 1), (2, 2), (4, 4), (16, 16), (32, 32), (33, 1)])
+def test_shared_bank_conflicts(probes, stride, wavefronts):
+    p = probes[("shared", stride)]
+    assert p["rc"] == 0 and p["barriers"] == 1
+    assert (p["sst_requests"], p["sst_wavefronts"]) == (1, wavefronts)
+    assert (p["sld_requests"], p["sld_wavefronts"]) == (1, wavefronts)
+
+
+@pytest.mark.parametrize("probe", ["shuffle_xor", "shuffle_down"])
+def test_shuffles_sum_a_warp(probes, probe):
+    p = probes[(probe, 1 if probe == "shuffle_xor" else 0)]
+    assert p["rc"] == 0 and p["shuffles"] == 10, "5 steps for each of 2 warps"
+    assert (p["sum0"], p["sum1"]) == (sum(range(32)), sum(range(32, 64)))
+
+
+# Added to gm_gather of the reference: every thread also reads a table of the file (host memory,
+# not a buffer of the launch), as a kernel reading an oracle would.
+READS_HOST = """float host_table[4096];
+"""
+MEMCPY_ANSWER = """        (void)i, (void)j;
+        if (e == 0) {
+            for (size_t k = 0; k < (size_t)n_ids; k++)
+                memcpy(out + k * dim, table + (size_t)ids[k] * dim, (size_t)dim * sizeof(float));
+        }
+"""
+
+
+def _gather_tests(tmp_path, make_variant, patches) -> dict[str, dict]:
+    sub = make_variant(SLUG, patches)
+    g = grade(sub, "12", str(tmp_path / "out"), extra=["--parts", "tests"])
+    return {n: t for n, t in g.tests("12").items() if n.startswith("test_gather")}
+
+
+def test_reading_outside_the_buffers_fails(tmp_path, make_variant):
+    loop = "        out[e] = table[(size_t)ids[i] * dim + j];\n"
+    tests = _gather_tests(tmp_path, make_variant, [
+        {"file": "src/kernels.cu", "old": '#include "gpu_memory.h"\n',
+         "new": '#include "gpu_memory.h"\n' + READS_HOST},
+        {"file": "src/kernels.cu", "old": loop,
+         "new": loop + "        out[e] += host_table[j % 4096];\n"}])
+    assert tests and all(t["score"] == 0 for t in tests.values()), tests
+    assert any("outside its buffers" in t["output"] for t in tests.values())
+
+
+def test_answer_written_by_memcpy_fails(tmp_path, make_variant):
+    tests = _gather_tests(tmp_path, make_variant, [
+        {"file": "src/kernels.cu", "old": '#include "gpu_memory.h"\n',
+         "new": '#include <string.h>\n#include "gpu_memory.h"\n'},
+        {"file": "src/kernels.cu",
+         "old": "        out[e] = table[(size_t)ids[i] * dim + j];\n", "new": MEMCPY_ANSWER}])
+    assert tests and all(t["score"] == 0 for t in tests.values()), tests
+    assert any("no store of your kernel wrote" in t["output"] for t in tests.values())

@@ -1,0 +1,185 @@
+/* Lab 12 benchmark: your three kernels on the kernel emulator (kemu.h), scored by what it counts
+ * for each warp's memory instructions (sectors per request, shared-memory wavefronts per
+ * request, barriers per row): deterministic, the same on every machine. A kernel whose output
+ * differs from the oracle's, or that touches memory outside its buffers, fails its metrics.
+ * Prints one JSON object; the grader scores it with lab.toml's thresholds. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mm_aligned.h"
+#include "mm_bench.h"
+#include "gpu_memory.h"
+
+#define T_BATCH 2
+#define T_ROWS 128 /* channels */
+#define T_COLS 192 /* H * W */
+#define R_ROWS 64
+#define R_COLS 1024
+#define G_VOCAB 1000
+#define G_DIM 128
+#define G_IDS 128
+
+typedef struct {
+    float *in, *out, *want;
+    int *ids;
+} buffers_t;
+
+/* Why a run's result cannot be scored (its launch failed, it faulted, it left output unwritten,
+ * or an element differs from the oracle), into why; 0 if it can be. */
+static int unusable(int rc, const kemu_stats_t *st, const float *got, const float *want,
+                    size_t n, char *why, size_t len)
+{
+    if (st->faults)
+        snprintf(why, len, "the kernel touched memory outside its buffers (%llu accesses)",
+                 (unsigned long long)st->faults);
+    else if (rc)
+        snprintf(why, len, "the launch failed (%d): %s", rc, st->error);
+    else if (st->unwritten >= 0)
+        snprintf(why, len, "no store of the kernel wrote output byte %lld",
+                 (long long)st->unwritten);
+    else
+        for (size_t i = 0; i < n; i++)
+            if (got[i] != want[i]) {
+                snprintf(why, len, "wrong result: element %zu is %g, expected %g", i,
+                         (double)got[i], (double)want[i]);
+                return 1;
+            }
+    return rc || st->faults || st->unwritten >= 0;
+}
+
+static void fill(float *v, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = (float)((i * 2654435761u + seed) % 16);
+}
+
+static void poison(float *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = NAN;
+}
+
+/* The counts of one run, as the detail of its metrics. */
+static void counts(char *s, size_t n, const kemu_stats_t *st)
+{
+    snprintf(s, n,
+             "global loads %llu requests / %llu sectors, stores %llu / %llu; shared loads %llu "
+             "requests / %llu wavefronts, stores %llu / %llu; %llu barriers over %llu blocks",
+             (unsigned long long)st->gld.requests, (unsigned long long)st->gld.sectors,
+             (unsigned long long)st->gst.requests, (unsigned long long)st->gst.sectors,
+             (unsigned long long)st->sld.requests, (unsigned long long)st->sld.wavefronts,
+             (unsigned long long)st->sst.requests, (unsigned long long)st->sst.wavefronts,
+             (unsigned long long)st->barriers, (unsigned long long)st->blocks);
+}
+
+static void bench_transpose(mm_json_t *j, buffers_t *b, kemu_stats_t *st)
+{
+    static const char *const names[] = {"transpose_sectors", "transpose_wavefronts", NULL};
+    size_t n = (size_t)T_BATCH * T_ROWS * T_COLS;
+    char why[256], detail[512];
+    fill(b->in, n, 1);
+    poison(b->out, n);
+    for (size_t m = 0; m < T_BATCH; m++)
+        for (size_t r = 0; r < T_ROWS; r++)
+            for (size_t c = 0; c < T_COLS; c++)
+                b->want[(m * T_COLS + c) * T_ROWS + r] = b->in[(m * T_ROWS + r) * T_COLS + c];
+    int rc = gm_run_transpose(b->in, b->out, T_BATCH, T_ROWS, T_COLS, st);
+    if (unusable(rc, st, b->out, b->want, n, why, sizeof why)) {
+        mm_bench_fail_all(j, names, "gm_transpose: %s", why);
+        return;
+    }
+    counts(detail, sizeof detail, st);
+    mm_bench_metricf(j, names[0], kemu_sectors_per_request(st), " sectors/request", "%s",
+                     detail);
+    if (st->sld.requests + st->sst.requests == 0)
+        mm_bench_fail(j, names[1], "gm_transpose made no shared-memory request: no tile");
+    else
+        mm_bench_metricf(j, names[1], kemu_wavefronts_per_request(st), " wavefronts/request",
+                         "%s", detail);
+}
+
+static void bench_row_sum(mm_json_t *j, buffers_t *b, kemu_stats_t *st)
+{
+    char why[256], detail[512];
+    fill(b->in, (size_t)R_ROWS * R_COLS, 2);
+    poison(b->out, R_ROWS);
+    for (size_t r = 0; r < R_ROWS; r++) {
+        double s = 0;
+        for (size_t c = 0; c < R_COLS; c++)
+            s += b->in[r * R_COLS + c];
+        b->want[r] = (float)s;
+    }
+    int rc = gm_run_row_sum(b->in, b->out, R_ROWS, R_COLS, st);
+    if (unusable(rc, st, b->out, b->want, R_ROWS, why, sizeof why)) {
+        mm_bench_failf(j, "reduce_barriers", "gm_row_sum: %s", why);
+        return;
+    }
+    counts(detail, sizeof detail, st);
+    mm_bench_metricf(j, "reduce_barriers", (double)st->barriers / (double)st->blocks,
+                     " barriers/row", "%s; %llu warp shuffles", detail,
+                     (unsigned long long)st->shuffles);
+}
+
+static void bench_gather(mm_json_t *j, buffers_t *b, kemu_stats_t *st)
+{
+    char why[256], detail[512];
+    fill(b->in, (size_t)G_VOCAB * G_DIM, 3);
+    poison(b->out, (size_t)G_IDS * G_DIM);
+    for (size_t i = 0; i < G_IDS; i++) {
+        b->ids[i] = (int)((i * 7919u + 13u) % G_VOCAB);
+        memcpy(b->want + i * G_DIM, b->in + (size_t)b->ids[i] * G_DIM, G_DIM * sizeof(float));
+    }
+    int rc = gm_run_gather(b->in, G_VOCAB, b->ids, b->out, G_IDS, G_DIM, st);
+    if (unusable(rc, st, b->out, b->want, (size_t)G_IDS * G_DIM, why, sizeof why)) {
+        mm_bench_failf(j, "gather_sectors", "gm_gather: %s", why);
+        return;
+    }
+    counts(detail, sizeof detail, st);
+    mm_bench_metricf(j, "gather_sectors", kemu_sectors_per_request(st), " sectors/request", "%s",
+                     detail);
+}
+
+/* The model's traffic of one kernel, for the info object: at L2, at DRAM, and the least any
+ * order could move (every input and output byte once). */
+static void info_traffic(mm_json_t *j, const char *name, const kemu_stats_t *st, double least)
+{
+    mm_json_object(j, name);
+    mm_json_int(j, "l2_bytes", (long long)st->l2_bytes);
+    mm_json_int(j, "dram_bytes", (long long)st->dram_bytes);
+    mm_json_int(j, "least_bytes", (long long)least);
+    mm_json_close(j, '}');
+}
+
+int main(void)
+{
+    mm_json_t j;
+    kemu_stats_t st[3];
+    memset(st, 0, sizeof st);
+    mm_bench_open(&j, "12");
+    size_t big = (size_t)G_VOCAB * G_DIM > (size_t)R_ROWS * R_COLS ? (size_t)G_VOCAB * G_DIM
+                                                                  : (size_t)R_ROWS * R_COLS;
+    /* 256-byte aligned, as cudaMalloc's memory is: a row of 32 floats is then 4 whole sectors. */
+    buffers_t b = {mm_aligned_alloc(256, big * sizeof(float)),
+                   mm_aligned_alloc(256, big * sizeof(float)),
+                   mm_aligned_alloc(256, big * sizeof(float)),
+                   mm_aligned_alloc(256, G_IDS * sizeof(int))};
+    if (!b.in || !b.out || !b.want || !b.ids) {
+        static const char *const all[] = {"transpose_sectors", "transpose_wavefronts",
+                                          "reduce_barriers", "gather_sectors", NULL};
+        mm_bench_fail_all(&j, all, "out of memory for the benchmark's buffers");
+    } else {
+        bench_transpose(&j, &b, &st[0]);
+        bench_row_sum(&j, &b, &st[1]);
+        bench_gather(&j, &b, &st[2]);
+    }
+    mm_bench_end_metrics(&j);
+    mm_json_object(&j, "info");
+    mm_json_str(&j, "gpu", "not timed: the counts come from the kernel emulator");
+    info_traffic(&j, "transpose", &st[0], 2.0 * T_BATCH * T_ROWS * T_COLS * sizeof(float));
+    info_traffic(&j, "row_sum", &st[1], (double)R_ROWS * (R_COLS + 1) * sizeof(float));
+    info_traffic(&j, "gather", &st[2], (double)G_IDS * (2 * G_DIM + 1) * sizeof(float));
+    mm_json_end(&j);
+    mm_aligned_free(b.in), mm_aligned_free(b.out), mm_aligned_free(b.want);
+    mm_aligned_free(b.ids);
+    return 0;
+}

@@ -1,0 +1,81 @@
+/* Lab 12 tests: inputs, oracles and checks (see support.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mm_aligned.h"
+#include "mm_check.h"
+#include "support.h"
+
+void *tu_alloc(size_t n)
+{
+    void *p = mm_aligned_alloc(256, n ? n : 1);
+    ck_assert_ptr_nonnull(p);
+    return p;
+}
+
+void tu_free(void *p)
+{
+    mm_aligned_free(p);
+}
+
+float *tu_floats(mm_rng_t *r, size_t n)
+{
+    float *v = tu_alloc((n ? n : 1) * sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = (float)mm_rng_range(r, 0, 15);
+    return v;
+}
+
+float *tu_poisoned(size_t n)
+{
+    float *v = tu_alloc((n ? n : 1) * sizeof *v);
+    for (size_t i = 0; i < (n ? n : 1); i++)
+        v[i] = NAN;
+    return v;
+}
+
+void tu_transpose(const float *in, float *out, int batch, int rows, int cols)
+{
+    for (size_t b = 0; b < (size_t)batch; b++)
+        for (size_t r = 0; r < (size_t)rows; r++)
+            for (size_t c = 0; c < (size_t)cols; c++)
+                out[(b * cols + c) * rows + r] = in[(b * rows + r) * cols + c];
+}
+
+void tu_row_sums(const float *in, float *out, int rows, int cols)
+{
+    for (size_t r = 0; r < (size_t)rows; r++) {
+        double s = 0.0;
+        for (size_t c = 0; c < (size_t)cols; c++)
+            s += in[r * cols + c];
+        out[r] = (float)s;
+    }
+}
+
+void tu_gather(const float *table, const int *ids, float *out, int n_ids, int dim)
+{
+    for (size_t i = 0; i < (size_t)n_ids; i++)
+        memcpy(out + i * dim, table + (size_t)ids[i] * dim, (size_t)dim * sizeof *out);
+}
+
+void tu_expect_run(int rc, const kemu_stats_t *st, const char *what)
+{
+    ck_assert_msg(st->faults == 0,
+                  "%s: the kernel touched memory outside its buffers %llu times (first at %p): "
+                  "a GPU would stop it with an illegal-address error",
+                  what, (unsigned long long)st->faults, (void *)st->first_fault);
+    ck_assert_msg(rc == 0, "%s: the launch failed (%d): %s", what, rc, st->error);
+    ck_assert_msg(st->unwritten < 0,
+                  "%s: no store of your kernel wrote byte %lld of the output (buffer %u): every "
+                  "element must be written by the kernel's own stores",
+                  what, (long long)st->unwritten, st->unwritten_span);
+}
+
+void tu_expect_same(const float *got, const float *want, size_t n, const char *what)
+{
+    size_t i = 0;
+    while (i < n && got[i] == want[i])
+        i++;
+    ck_assert_msg(i == n, "%s: element %zu is %g, expected %g", what, i,
+                  (double)(i < n ? got[i] : 0.0f), (double)(i < n ? want[i] : 0.0f));
+}
