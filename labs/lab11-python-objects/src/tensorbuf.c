@@ -22,8 +22,8 @@ int po_parse_shape(PyObject *shape, Py_ssize_t itemsize, Py_ssize_t *dims, int *
 
 PyObject *po_tensorbuf_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    /* YOUR CODE HERE: PyArg_ParseTupleAndKeywords(args, kwds, "O|sp:TensorBuf", ...), then
-     * type->tp_alloc(type, 0) and the bytes from PyMem_Calloc. */
+    /* YOUR CODE HERE: parse the arguments (PyArg_ParseTupleAndKeywords, format "O|sp"), make
+     * the object with the type's own allocation slot, then its bytes with PyMem_Calloc. */
     (void)type, (void)args, (void)kwds;
     return todo("TensorBuf()");
 }
