@@ -4,11 +4,14 @@
  * from C, so the failures land in your code and in what it calls. */
 #include "support.h"
 
-/* What every sweep must show: clean failures, no leak, and some allocation actually failed. */
-static void assert_clean_sweep(const char *what, tu_scenario_fn fn, void *arg)
+/* What every sweep must show: clean failures, no leak, and some allocation actually failed.
+ * The scenario's argument is `arg_expr` evaluated in tu_ns() before the sweep. */
+static void assert_clean_sweep(const char *what, tu_scenario_fn fn, const char *arg_expr)
 {
     tu_sweep_t s;
+    PyObject *arg = tu_eval(arg_expr);
     tu_sweep(fn, arg, &s);
+    Py_DECREF(arg);
     ck_assert_msg(!s.bad[0], "%s: %s", what, s.bad);
     ck_assert_msg(s.refs_left == 0, "%s: %ld reference(s) left behind over %d runs, each with "
                   "one allocation failing", what, s.refs_left, s.runs / 2);
@@ -59,35 +62,30 @@ static PyObject *collate_call(void *samples)
 
 MM_TEST_F(test_alloc_failures_tensorbuf, &tu_py)
 {
-    PyObject *args = tu_eval("((3, 4), 'f')");
-    assert_clean_sweep("TensorBuf, resize, transpose", tensorbuf_life, args);
-    Py_DECREF(args);
+    assert_clean_sweep("TensorBuf, resize, transpose", tensorbuf_life, "((3, 4), 'f')");
 }
 MM_END_TEST
 
 MM_TEST_F(test_alloc_failures_group_by, &tu_py)
 {
-    PyObject *args = tu_eval("([i * 37 % 101 for i in range(40)], str)");
-    assert_clean_sweep("group_by(40 ints, str)", group_by_call, args);
-    Py_DECREF(args);
+    assert_clean_sweep("group_by(40 ints, str)", group_by_call,
+                       "([i * 37 % 101 for i in range(40)], str)");
 }
 MM_END_TEST
 
 MM_TEST_F(test_alloc_failures_batches, &tu_py)
 {
     /* A list, not an iterator: each run iterates it afresh. */
-    PyObject *args = tu_eval("([str(i) for i in range(20)], 3)");
-    assert_clean_sweep("batches(20 items, 3), every batch taken", batches_drain, args);
-    Py_DECREF(args);
+    assert_clean_sweep("batches(20 items, 3), every batch taken", batches_drain,
+                       "([str(i) for i in range(20)], 3)");
 }
 MM_END_TEST
 
 MM_TEST_F(test_alloc_failures_collate, &tu_py)
 {
     /* CPython's own exporters, whose references the debug interpreter counts (not NumPy's). */
-    PyObject *samples = tu_eval("[__import__('array').array('f', [i] * 12) for i in range(6)] "
-                                "+ [pyobj.TensorBuf((12,)), memoryview(bytes(48)).cast('f')]");
-    assert_clean_sweep("collate(8 samples of 12 floats)", collate_call, samples);
-    Py_DECREF(samples);
+    assert_clean_sweep("collate(8 samples of 12 floats)", collate_call,
+                       "[__import__('array').array('f', [i] * 12) for i in range(6)] "
+                       "+ [pyobj.TensorBuf((12,)), memoryview(bytes(48)).cast('f')]");
 }
 MM_END_TEST
