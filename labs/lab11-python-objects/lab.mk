@@ -1,0 +1,17 @@
+# Lab 11: the code under test is C against CPython's C API, run by the debug interpreter
+# (python3-dbg: sys.gettotalrefcount counts every reference), so the tests can see a leaked
+# reference. The Python sources the tests run (py/*.py and the student's src/train_loop.py) are
+# embedded in the test program (common/mm_embed.h): a run folder holds only the program.
+PY_DBG_CONFIG := $(firstword $(shell command -v python3-dbg-config 2>/dev/null))
+ifeq ($(PY_DBG_CONFIG),)
+  $(error lab 11 needs the debug interpreter and its headers: apt-get install python3-dbg python3-dev python3-numpy (or run common/setup-deps.sh))
+endif
+# -I, not -isystem: Debian's python3.11d/ holds links to the release headers, and gcc resolves
+# an -isystem link before Python.h's "pyconfig.h", which then finds the release build's (no
+# Py_DEBUG: your references would go uncounted).
+CPPFLAGS   += $(sort $(shell $(PY_DBG_CONFIG) --includes))
+LAB_LDLIBS += $(shell $(PY_DBG_CONFIG) --embed --libs)
+
+# The embedded sources: rebuild the object that holds them when one changes.
+$(OUT)/obj/tests/pysrc.o: $(LABSRC)/py/minigrad.py $(LABSRC)/py/harness.py $(LABSRC)/src/train_loop.py
+$(OUT)/obj/tests/pysrc.o: CPPFLAGS += -DPO_PY_DIR='"$(LABSRC)/py"' -DPO_SRC_DIR='"$(LABSRC)/src"'

@@ -1,0 +1,80 @@
+"""Lab 11 tests (provided): what the part C tests measure of your train_loop, in Python. The C
+tests (tests/check_train.c) call these and assert on what they return."""
+import gc
+import tracemalloc
+
+import minigrad as mg
+
+WARMUP_STEPS, MEASURED_STEPS = 40, 200
+
+
+def behaves(fn, exc):
+    """'' if fn() returns (exc None) or raises exc (a class or a tuple of them), else why not."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 (what was raised is the verdict)
+        if exc is not None and isinstance(e, exc):
+            return ""
+        return f"raised {type(e).__name__}: {e}"
+    return "" if exc is None else f"returned instead of raising {exc}"
+
+
+def run(train_loop, steps):
+    """train_loop.train(steps) -> its result, and the losses on_step reported."""
+    seen = []
+    result = train_loop.train(steps, seed=11, on_step=lambda s, l: seen.append((s, l)))
+    return result, seen
+
+
+def learns(train_loop, steps=150):
+    """'' if train() still trains and reports as its docstring says, else why not."""
+    result, seen = run(train_loop, steps)
+    losses = result.get("losses") if isinstance(result, dict) else None
+    if not isinstance(losses, list) or len(losses) != steps:
+        return f"train({steps}) must return {{'losses': a list of {steps} losses, ...}}"
+    if [s for s, _ in seen] != list(range(steps)):
+        return "on_step(step, loss) must be called once per step, in order"
+    if not all(type(l) is float for _, l in seen):
+        return "on_step's loss must be a Python float"
+    first, last = sum(l for _, l in seen[:10]) / 10, sum(l for _, l in seen[-10:]) / 10
+    if not last < 0.6 * first:
+        return f"the model no longer learns: mean loss {first:.4f} over the first 10 steps, " \
+               f"{last:.4f} over the last 10"
+    return ""
+
+
+def losses_hold_graphs(train_loop, steps=20):
+    """How many of the returned losses are not Python floats (each holds its step's graph)."""
+    result, _ = run(train_loop, steps)
+    return sum(type(l) is not float for l in result["losses"])
+
+
+def survivors(train_loop, steps=20):
+    """(Tensors, open Stagers) alive after train() returned and its result was dropped, after a
+    full collection: what the loop left behind for good."""
+    gc.collect()
+    tensors0, stagers0 = mg.live_tensors(), mg.Stager.live
+    result, _ = run(train_loop, steps)
+    del result
+    gc.collect()
+    return mg.live_tensors() - tensors0, mg.Stager.live - stagers0
+
+
+def growth(train_loop):
+    """Bytes tracemalloc saw still allocated at the end of MEASURED_STEPS steps beyond what was
+    allocated after the first WARMUP_STEPS (a collection before each reading), and the steps."""
+    marks = {}
+
+    def on_step(step, loss):
+        if step in (WARMUP_STEPS - 1, WARMUP_STEPS + MEASURED_STEPS - 1):
+            gc.collect()
+            marks[step] = tracemalloc.get_traced_memory()[0]
+    tracemalloc.start()
+    try:
+        result = train_loop.train(WARMUP_STEPS + MEASURED_STEPS, seed=11, on_step=on_step)
+    finally:
+        tracemalloc.stop()
+    del result
+    if len(marks) != 2:
+        return None
+    return marks[WARMUP_STEPS + MEASURED_STEPS - 1] - marks[WARMUP_STEPS - 1], MEASURED_STEPS
