@@ -2,20 +2,23 @@
  * benchmark's own STREAM triad on one pinned core and, right after it, one of your kernels on
  * the same core over arrays 4 x the caches of that core (STREAM's rule); a kernel's figure is its
  * compulsory bytes per second (counted by the benchmark, not by your rl_cost_*) as a fraction of
- * the triad's. The median over rounds is scored (lab.toml). Also reported, not scored: STREAM's
- * four rates, the FMA peak, and your roofline's prediction for each kernel beside its measured
- * time. */
+ * the triad's. The median over rounds is scored (lab.toml). Then the deterministic metrics: your
+ * compiled code's reductions (lanes.h) and each kernel's passes over memory (passes.h). Also
+ * reported, not scored: STREAM's four rates, the FMA peak, and your roofline's prediction for
+ * each kernel beside its measured time. */
 #include <errno.h>
 #include <math.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernels.h"
+#include "lanes.h"
 #include "measure.h"
 #include "mm_bench.h"
 #include "mm_hw.h"
 #include "mm_rng.h"
 #include "mm_timer.h"
+#include "passes.h"
 #include "roofline.h"
 #include "verify.h"
 
@@ -364,10 +367,12 @@ int main(void)
     kernel_t k[NKERNELS];
     double gbs[4];
     mm_bench_open(&j, "10");
+    sl_report(&j); /* before any of your code runs */
     mm_hw_try_pin(0);
     if (setup(&s) != 0) {
         mm_bench_fail_all(&j, METRICS, "out of memory for the arrays (%zu MiB each)",
                           s.n * sizeof(float) >> 20);
+        ps_report(&j);
         mm_bench_end_metrics(&j);
         mm_json_end(&j);
         release(&s);
@@ -381,6 +386,7 @@ int main(void)
     if (gate >= GATE_MIN)
         measure(k, &s, &r);
     report_metrics(&j, k, gate, gbs[RL_TRIAD]);
+    ps_report(&j);
     mm_bench_end_metrics(&j);
     if (gate >= GATE_MIN)
         report_series(&j, k, &roof);
