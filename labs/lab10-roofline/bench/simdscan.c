@@ -78,13 +78,6 @@ static int dest_of(const char *mn, const ops_t *o)
     return o->n ? reg_no(o->op[o->n - 1]) : -1;
 }
 
-static unsigned long long more_writes(const char *mn, const ops_t *o)
-{
-    (void)mn;
-    (void)o;
-    return 0;
-}
-
 static int first_source(const ops_t *o) { (void)o; return 0; }
 static int last_source(const ops_t *o) { return o->n - 2; }
 #elif defined(__aarch64__)
@@ -144,14 +137,18 @@ static int last_source(const ops_t *o) { return o->n - 1; }
 static int reg_no(const char *op) { (void)op; return -1; }
 static int kind(const char *mn, int *reads_dest) { (void)mn; *reads_dest = 0; return K_NONE; }
 static int dest_of(const char *mn, const ops_t *o) { (void)mn; (void)o; return -1; }
+static int first_source(const ops_t *o) { (void)o; return 0; }
+static int last_source(const ops_t *o) { return o->n - 1; }
+#endif
+
+#if !defined(__aarch64__)
+/* Elsewhere an instruction writes one register at most. */
 static unsigned long long more_writes(const char *mn, const ops_t *o)
 {
     (void)mn;
     (void)o;
     return 0;
 }
-static int first_source(const ops_t *o) { (void)o; return 0; }
-static int last_source(const ops_t *o) { return o->n - 1; }
 #endif
 
 /* A packed instruction: x86's p[sd] mnemonics (kind checks the suffix); on aarch64 a first
