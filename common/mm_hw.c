@@ -53,6 +53,34 @@ int mm_hw_caches(mm_cache_t *out, int max)
     return n;
 }
 
+/* The cpuset of the first `cores` cores (or PUs, where hwloc shows no cores); the caller frees. */
+static hwloc_bitmap_t first_cores(unsigned cores)
+{
+    hwloc_bitmap_t used = hwloc_bitmap_alloc();
+    int by_core = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE) > 0;
+    for (unsigned k = 0; used && k < cores; k++) {
+        hwloc_obj_t c = hwloc_get_obj_by_type(topo, by_core ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU, k);
+        if (!c)
+            break;
+        hwloc_bitmap_or(used, used, c->cpuset);
+    }
+    return used;
+}
+
+size_t mm_hw_cache_bytes(unsigned cores)
+{
+    size_t sum = 0;
+    hwloc_bitmap_t used = topo_get() ? first_cores(cores) : NULL;
+    if (!used)
+        return 0;
+    for (int t = HWLOC_OBJ_L1CACHE; t <= HWLOC_OBJ_L5CACHE; t++)
+        for (hwloc_obj_t o = NULL; (o = hwloc_get_next_obj_by_type(topo, (hwloc_obj_type_t)t, o));)
+            if (is_data_cache(o) && hwloc_bitmap_intersects(o->cpuset, used))
+                sum += (size_t)o->attr->cache.size;
+    hwloc_bitmap_free(used);
+    return sum;
+}
+
 static int plausible_line(size_t line)
 {
     return line >= 8 && (line & (line - 1)) == 0;

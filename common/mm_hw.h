@@ -46,6 +46,13 @@ const char *mm_hw_line_source_name(mm_line_source_t from);
  * could not load the topology. */
 MM_MUST_CHECK int mm_hw_caches(mm_cache_t *out, int max);
 
+/* Bytes of every data and unified cache (L1d, L2, L3, ...) that serves one of the first `cores`
+ * cores, numbered as mm_hw_pin_to_core numbers them (all of them if cores exceeds the count),
+ * each cache counted once: a shared L3 once, each core's own L1d and L2 once per core. What a run
+ * on those cores can hold in caches (STREAM sizes its arrays from it). 0 if hwloc cannot load
+ * the topology or reports no cache. */
+size_t mm_hw_cache_bytes(unsigned cores);
+
 /* Physical cores / hardware threads (PUs) this process may run on. At least 1. */
 unsigned mm_hw_cores(void);
 unsigned mm_hw_pus(void);

@@ -12,3 +12,11 @@ LAB_PROGS := stream=tools/stream.c
 $(OUT)/stream: $(OUT)/obj/bench/measure.o
 # The benchmark checks a few rows of every timed call against the tests' oracles.
 $(OUT)/bench: $(OUT)/obj/tests/oracle.o
+# The simd_reductions metric (bench/lanes.c) reads your compiled code: the listing objdump makes
+# of the library your files were linked into is copied into the benchmark (MM_EMBED).
+OBJDUMP ?= objdump
+RL_LISTING := $(abspath $(OUT)/obj/student.lst)
+$(RL_LISTING): $(OUT)/liblab.a
+	$(Q)$(OBJDUMP) -dr --no-show-raw-insn $< | head -c 16000000 > $@
+$(OUT)/obj/bench/lanes.o: $(RL_LISTING)
+$(OUT)/obj/bench/lanes.o: CPPFLAGS += -DRL_LISTING='"$(RL_LISTING)"'

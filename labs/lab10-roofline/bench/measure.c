@@ -6,21 +6,16 @@
 #include "mm_hw.h"
 #include "mm_timer.h"
 
-#define MIB ((size_t)1 << 20)
 #define STREAM_Q 3.0f
 #define MAX_THREADS 256
 
-size_t ms_array_floats(size_t *llc)
+size_t ms_array_floats(unsigned cores, ms_size_t *sz)
 {
-    mm_cache_t caches[MM_HW_MAX_CACHES];
-    int n = mm_hw_caches(caches, MM_HW_MAX_CACHES);
-    size_t last = n > 0 ? caches[n - 1].size : 0, bytes = 4 * last;
-    if (llc)
-        *llc = last;
-    if (bytes < 64 * MIB)
-        bytes = 64 * MIB;
-    if (bytes > 1024 * MIB)
-        bytes = 1024 * MIB;
+    size_t caches = mm_hw_cache_bytes(cores), bytes = 4 * caches;
+    int below = bytes > MS_MAX_ARRAY;
+    bytes = bytes < MS_MIN_ARRAY ? MS_MIN_ARRAY : below ? MS_MAX_ARRAY : bytes;
+    if (sz)
+        *sz = (ms_size_t){ caches, bytes, below };
     return bytes / sizeof(float);
 }
 

@@ -7,10 +7,22 @@
 #include <stddef.h>
 #include "roofline.h"
 
-/* Floats per STREAM array: 4 x the last-level cache hwloc reports, at least 64 MiB and at most
- * 1 GiB (a VM may report a whole host's cache: 1 GiB is still 8 x any core's share), so that no
- * pass is served from a cache. Writes the LLC's bytes into *llc (0 if hwloc does not say). */
-size_t ms_array_floats(size_t *llc);
+/* How big STREAM's arrays are against the caches of the run. */
+typedef struct {
+    size_t caches;   /* bytes of the caches of the cores used (mm_hw_cache_bytes), 0: unknown */
+    size_t bytes;    /* bytes per array */
+    int below_rule;  /* 1: under STREAM's rule of 4 x caches, held at the cap of MS_MAX_ARRAY */
+} ms_size_t;
+
+#define MS_MIN_ARRAY ((size_t)64 << 20)
+#define MS_MAX_ARRAY ((size_t)1 << 30)
+
+/* Floats per STREAM array for a run on the first `cores` cores: 4 x the bytes of every cache
+ * those cores use (STREAM's rule: each array at least 4 x the sum of the caches in the run, so
+ * that no pass is served from a cache), at least MS_MIN_ARRAY and at most MS_MAX_ARRAY (three
+ * arrays of 1 GiB are what a small machine can give). Fills *sz (if not NULL); sz->below_rule
+ * says when the cap left the arrays under 4 x the caches: the caller must say so. */
+size_t ms_array_floats(unsigned cores, ms_size_t *sz);
 
 /* One pass of op over n floats on `threads` threads, thread k pinned to core k (hwloc), each on
  * its own contiguous slice; threads == 1 runs on the calling thread as it is bound. copy a = b,

@@ -49,13 +49,15 @@ int rl_layernorm(const float *x, size_t rows, size_t cols, const float *gamma,
 static inline float rl_expf(float x)
 {
     float t = x * 1.44269504f;
-    /* t = max(t, -126) as a select of bits: written `t < -126 ? -126 : t`, gcc 14 sees that the
-     * rest is a constant where the clamp bites, splits the loop body in two paths and no longer
-     * vectorizes it (softmax ran 5x slower than with gcc 12). A NaN stays a NaN either way. */
-    union { float f; uint32_t u; } v = { t }, lo = { -126.0f };
-    uint32_t below = 0u - (uint32_t)(t < -126.0f);
-    v.u = (v.u & ~below) | (lo.u & below);
-    t = v.f > 127.0f ? 127.0f : v.f;
+    /* t clamped to [-126, 127] as selects of bits: written `t < -126 ? -126 : t`, gcc 14 sees
+     * that the rest is a constant where the clamp bites, splits the loop body in two paths and
+     * no longer vectorizes it (softmax ran 5x slower than with gcc 12); written `t > 127 ? 127 :
+     * t`, gcc 12 for aarch64 keeps a branch there and leaves the loop scalar. A NaN stays a NaN
+     * either way. */
+    union { float f; uint32_t u; } v = { t }, lo = { -126.0f }, hi = { 127.0f };
+    uint32_t below = 0u - (uint32_t)(t < -126.0f), above = 0u - (uint32_t)(t > 127.0f);
+    v.u = (v.u & ~(below | above)) | (lo.u & below) | (hi.u & above);
+    t = v.f;
     float n = (t + 12582912.0f) - 12582912.0f; /* round to nearest: 1.5 * 2^23 */
     float f = t - n;                           /* in [-1/2, 1/2] */
     float p = 1.0f + f * (0.693147182f + f * (0.240226507f + f * (0.0555041087f

@@ -97,7 +97,7 @@ typedef struct {
 } rl_stream_row_t;
 
 /* STREAM's summary of `ntimes` passes that each moved `bytes`: the first pass is not counted
- * (it warms the caches and the page tables) nor checked; avg, min and max are over
+ * (STREAM leaves it out, without saying why) nor checked; avg, min and max are over
  * secs[1 .. ntimes-1], and the best rate comes from the minimum time.
  *   -EINVAL: secs or row is NULL, ntimes < 2, bytes is 0, or a counted time is not a finite
  *            number > 0. */
