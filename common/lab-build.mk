@@ -65,8 +65,8 @@ all: $(PROGS)
 # archived as they are. Without EDITABLE (common/selftest) everything is archived as it is.
 # An editable CUDA file (src/x.cu) of a lab that emulates its kernels on the host joins the
 # student's object as $(OUT)/obj/src/x.cu-emu.o, made by the rule its lab.mk gives (lab 12).
-STUDENT_OBJS := $(filter $(patsubst %.c,$(OUT)/obj/%.o,$(filter %.c,$(EDITABLE))),$(LIB_OBJS)) \
-                $(patsubst %.cu,$(OUT)/obj/%.cu-emu.o,$(filter %.cu,$(EDITABLE)))
+STUDENT_OBJS := $(strip $(filter $(patsubst %.c,$(OUT)/obj/%.o,$(filter %.c,$(EDITABLE))),$(LIB_OBJS)) \
+                $(patsubst %.cu,$(OUT)/obj/%.cu-emu.o,$(filter %.cu,$(EDITABLE))))
 # The grader compiles the student's files in its sandbox (goal student-object) and links the
 # object it made here (STUDENT_PREBUILT=path): this build then never compiles them itself.
 STUDENT_OBJ  := $(if $(STUDENT_PREBUILT),$(STUDENT_PREBUILT),$(if $(STUDENT_OBJS),$(OUT)/obj/student.o))
