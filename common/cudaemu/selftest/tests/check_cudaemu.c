@@ -335,12 +335,15 @@ static double timed_pair(cudaStream_t a, cudaStream_t b, const copy_t c[2], size
  * model's clock, read by events, depends on the settings, not on how busy this machine is. */
 MM_TEST_F(test_copy_engines_overlap, &et_device)
 {
-    const size_t n = 4 * MIB;
+    const size_t n = 1 * MIB;
     mm_emu_config_t c = et_config();
-    c.pinned_gbps = 0.1; /* 42 ms a copy: host delays of a few ms do not matter */
-    c.pageable_gbps = 0.05;
+    /* 105 ms a pinned copy, 210 a pageable one: longer than this thread's own work between the
+     * gate and the last event (staging the pageable 1 MiB: a memcpy, slow only under
+     * ThreadSanitizer on a loaded machine, where 4 MiB once took 60 ms) and its delays. */
+    c.pinned_gbps = 0.01;
+    c.pageable_gbps = 0.005;
     et_apply(&c);
-    double one = (double)n / 0.1e6; /* ms */
+    double one = (double)n / 0.01e6; /* ms */
     void *d0, *d1, *h0, *h1, *plain = calloc(1, n);
     cudaStream_t a, b;
     ck_assert(cudaMalloc(&d0, n) == 0 && cudaMalloc(&d1, n) == 0);
