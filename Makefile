@@ -139,12 +139,17 @@ portability:
 
 # The project's own tests (grader/tests/pytest.ini): all of them, one lab's (LAB=NN), or the fast tier.
 # The whole suite ends with its 20 slowest tests, so that the 30-minute budget can be kept.
+# Two pytest workers (pytest-xdist, installed with the test packages) where the machine has two
+# CPUs: most of the suite waits on builds, sandboxes, daemons and time limits. PYTEST_JOBS=1: one.
 PYTEST_SELECT = $(foreach l,$(LAB),--lab $(l))
 PYTEST_SLOWEST = $(if $(filter test,$@),$(if $(LAB),,--durations=20))
+PYTEST_JOBS ?= 2
+PYTEST_WORKERS = n=$$(nproc); [ "$$n" -gt $(PYTEST_JOBS) ] && n=$(PYTEST_JOBS); \
+	if [ "$$n" -gt 1 ] && $$py -c 'import xdist' 2>/dev/null; then par="-n $$n --dist loadgroup"; else par=; fi
 test check:
 	@[ -d grader/tests ] || { echo "mlmem: make $@ needs the course repository (this student tree has no grader/tests)"; exit 2; }
 	@$(DEPS_OK) --test
-	@$(FIND_PY) && cd grader/tests && $$py -m pytest -q $(if $(filter check,$@),-m "not slow") $(PYTEST_SELECT) $(PYTEST_SLOWEST) $(PYTEST_ARGS)
+	@$(FIND_PY) && $(PYTEST_WORKERS) && cd grader/tests && $$py -m pytest -q $$par $(if $(filter check,$@),-m "not slow") $(PYTEST_SELECT) $(PYTEST_SLOWEST) $(PYTEST_ARGS)
 
 new-lab:
 	@$(FIND_PY) && $$py -m grader.newlab --n "$(or $(N),$(error use: make new-lab N=NN SLUG=topic [TITLE="The title"]))" --slug "$(or $(SLUG),$(error use: make new-lab N=NN SLUG=topic [TITLE="The title"]))" $(if $(TITLE),--title "$(TITLE)")

@@ -19,7 +19,7 @@ build *           check libnuma-dev libhwloc-dev hwloc numactl pkg-config
 build *           python3 python3-pytest python3-matplotlib libseccomp-dev libssl-dev bubblewrap
 build *           python3-dev python3-dbg python3-numpy
 build ubuntu:22.04 python3-tomli
-test  *           clang
+test  *           clang python3-pytest-xdist
 test  debian:12   libclang-rt-14-dev
 test  debian:13   libclang-rt-19-dev
 test  ubuntu:24.04 libclang-rt-18-dev

@@ -97,7 +97,18 @@ def _labs_of(item) -> set[str]:
 _LAB_IDS = [(s.split("-", 1)[0][3:], s) for s in labs.slugs()]
 
 
+# Modules whose tests share something two pytest workers must not make at once (a Slurm daemon, a
+# guest, a build folder outside the grader's build locks, a scaffolded copy): `make test` runs with
+# pytest-xdist's --dist loadgroup, which keeps each group on one worker.
+ONE_WORKER = ("test_numa_guest", "test_slurm", "test_lab12_kemu", "test_seeds", "test_make_grade",
+              "test_newlab", "test_native")
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.module.__name__ in ONE_WORKER:
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
     wanted = set(config.getoption("--lab"))
     if not wanted:
         return

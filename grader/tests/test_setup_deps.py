@@ -45,7 +45,7 @@ def test_build_list_has_the_toolchain(dist):
 @pytest.mark.parametrize("dist", sorted(CLANG_RT))
 def test_test_list_adds_clang_and_its_sanitizer_runtime(dist):
     pkgs = listed("--test", dist)
-    assert set(listed(dist)) | {"clang"} <= set(pkgs)
+    assert set(listed(dist)) | {"clang", "python3-pytest-xdist"} <= set(pkgs)
     rt = [p for p in pkgs if p.startswith("libclang-rt-")]
     assert rt == ([CLANG_RT[dist]] if CLANG_RT[dist] else []), "clang -fsanitize=address links"
 
