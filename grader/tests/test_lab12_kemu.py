@@ -1,9 +1,11 @@
 """Lab 12's kernel emulator (labs/lab12-gpu-memory/src/kemu*.c): its counts for access patterns
 whose answers are known by hand (the handout's section 2.5 quotes them), and kernels written to
 cheat it: one that reads memory outside its buffers (where an oracle would be) and one that
-writes its answer with memcpy, which no recorder sees, gain no test."""
+writes its answer with memcpy, which no recorder sees, gain no test; and the same file compiles
+with nvcc for a GPU."""
 import json
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -14,6 +16,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.lab("12")]
 
 SLUG = "lab12-gpu-memory"
 LAB = os.path.join(ROOT, "labs", SLUG)
+NVCC = shutil.which("nvcc") or os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"),
+                                            "bin", "nvcc")
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +103,19 @@ def test_answer_written_by_memcpy_fails(tmp_path, make_variant):
          "old": "        out[e] = table[(size_t)ids[i] * dim + j];\n", "new": MEMCPY_ANSWER}])
     assert tests and all(t["score"] == 0 for t in tests.values()), tests
     assert any("no store of your kernel wrote" in t["output"] for t in tests.values())
+
+
+# One compile each, for one real architecture (sm_80: A100), warnings as errors: what the GPU
+# benchmark's nvcc build of a submission needs of the handout's "the same file compiles for a GPU".
+@pytest.mark.skipif(not os.access(NVCC, os.X_OK), reason="no nvcc (CUDA_HOME/bin or PATH)")
+@pytest.mark.parametrize("tree", ["labs", "solutions"])
+def test_kernels_compile_with_nvcc(tmp_path, tree):
+    src = os.path.join(ROOT, tree, SLUG, "src", "kernels.cu")
+    res = subprocess.run([NVCC, "-gencode", "arch=compute_80,code=sm_80", "-Werror",
+                          "all-warnings", "-I", os.path.join(LAB, "include"), "-c", src, "-o",
+                          str(tmp_path / "kernels.o")], capture_output=True, text=True,
+                         timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+    syms = subprocess.run(["nm", "--defined-only", str(tmp_path / "kernels.o")],
+                          capture_output=True, text=True, check=True).stdout.split()
+    assert {"gm_transpose", "gm_row_sum", "gm_gather"} <= set(syms), "the kernels' C names"
