@@ -1,8 +1,7 @@
 """Lab 12's kernel emulator (labs/lab12-gpu-memory/src/kemu*.c): its counts for access patterns
-whose answers are known by hand (the handout's section 2.5 quotes them), and kernels written to
-cheat it: one that reads memory outside its buffers (where an oracle would be) and one that
-writes its answer with memcpy, which no recorder sees, gain no test; and the same file compiles
-with nvcc for a GPU."""
+whose answers are known by hand (the handout's section 2.5 quotes them); kernel files that would
+compile to other code for the emulator than for a GPU are refused; and the same file compiles
+with nvcc for a GPU. Kernels that cheat the emulator are graded in test_integrity.py."""
 import json
 import os
 import shutil
@@ -66,43 +65,31 @@ def test_shuffles_sum_a_warp(probes, probe):
     assert (p["sum0"], p["sum1"]) == (sum(range(32)), sum(range(32, 64)))
 
 
-# Added to gm_gather of the reference: every thread also reads a table of the file (host memory,
-# not a buffer of the launch), as a kernel reading an oracle would.
-READS_HOST = """float host_table[4096];
+# Kernels that would compile to one thing for the emulator and another for nvcc (the coalesced
+# gather counted here, a thread-per-row one timed on a GPU): the build refuses them
+# (common/student-cu.sh), so every test of the lab scores 0 and says why.
+UNCOALESCED = """    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (size_t)n_ids; i++)
+        for (int j = 0; j < dim; j++)
+            out[i * dim + j] = table[(size_t)ids[i] * dim + j];
 """
-MEMCPY_ANSWER = """        (void)i, (void)j;
-        if (e == 0) {
-            for (size_t k = 0; k < (size_t)n_ids; k++)
-                memcpy(out + k * dim, table + (size_t)ids[k] * dim, (size_t)dim * sizeof(float));
-        }
-"""
+GATHER_LOOP = "    size_t n = (size_t)n_ids * dim, stride = (size_t)gridDim.x * blockDim.x;\n"
 
 
-def _gather_tests(tmp_path, make_variant, patches) -> dict[str, dict]:
-    sub = make_variant(SLUG, patches)
+@pytest.mark.parametrize("before, after, why", [
+    ("#ifndef KEMU_CUDA\n" + UNCOALESCED + "    return;\n#endif\n", "",
+     "the directive #ifndef is not allowed"),
+    ("%:if !KEMU_CUDA\n" + UNCOALESCED + "    return;\n%:endif\n", "",
+     "the directive #if is not allowed"),
+    ("    if (__CUDA_ARCH__ > 0) {\n" + UNCOALESCED + "        return;\n    }\n", "",
+     "the name __CUDA_ARCH__ is reserved"),
+], ids=["ifdef", "digraph", "predefined-macro"])
+def test_emulator_only_code_is_refused(tmp_path, make_variant, before, after, why):
+    sub = make_variant(SLUG, [{"file": "src/kernels.cu", "old": GATHER_LOOP,
+                               "new": before + GATHER_LOOP + after}])
     g = grade(sub, "12", str(tmp_path / "out"), extra=["--parts", "tests"])
-    return {n: t for n, t in g.tests("12").items() if n.startswith("test_gather")}
-
-
-def test_reading_outside_the_buffers_fails(tmp_path, make_variant):
-    loop = "        out[e] = table[(size_t)ids[i] * dim + j];\n"
-    tests = _gather_tests(tmp_path, make_variant, [
-        {"file": "src/kernels.cu", "old": '#include "gpu_memory.h"\n',
-         "new": '#include "gpu_memory.h"\n' + READS_HOST},
-        {"file": "src/kernels.cu", "old": loop,
-         "new": loop + "        out[e] += host_table[j % 4096];\n"}])
+    tests = g.tests("12")
     assert tests and all(t["score"] == 0 for t in tests.values()), tests
-    assert any("outside its buffers" in t["output"] for t in tests.values())
-
-
-def test_answer_written_by_memcpy_fails(tmp_path, make_variant):
-    tests = _gather_tests(tmp_path, make_variant, [
-        {"file": "src/kernels.cu", "old": '#include "gpu_memory.h"\n',
-         "new": '#include <string.h>\n#include "gpu_memory.h"\n'},
-        {"file": "src/kernels.cu",
-         "old": "        out[e] = table[(size_t)ids[i] * dim + j];\n", "new": MEMCPY_ANSWER}])
-    assert tests and all(t["score"] == 0 for t in tests.values()), tests
-    assert any("no store of your kernel wrote" in t["output"] for t in tests.values())
+    assert any(why in t["output"] for t in tests.values()), tests
 
 
 # One compile each, for one real architecture (sm_80: A100), warnings as errors: what the GPU

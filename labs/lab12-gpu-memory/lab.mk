@@ -4,6 +4,8 @@
 # the compiled code makes) without its run-time library, its calls renamed to the emulator's
 # recorders (kemu_tsan_*) and its constructor dropped. Always -O2, whatever the sanitizer build
 # around it; no loop turned into a memcpy call (which the recorders would not see).
+# The student's file (EDITABLE) is first checked by common/student-cu.sh: no preprocessor
+# conditional or predefined macro that would let it compile to other code here than for a GPU.
 # `kemuprobe` (tools/kemuprobe.c, kernels in tools/probes.cu) prints the model's counts for
 # access patterns with known answers (grader/tests/test_lab12_kemu.py checks them).
 CXX     ?= g++
@@ -14,8 +16,13 @@ KEMU_CXXFLAGS := -std=gnu++17 -O2 -g -fno-exceptions -fno-rtti -fno-threadsafe-s
   -fno-tree-loop-distribute-patterns -fsanitize=thread --param=tsan-instrument-func-entry-exit=0 \
   -Wall -Wextra -Wshadow $(if $(filter 1,$(WERROR)),-Werror) -include kemu_cuda.h
 
+KEMU_STUDENT_HEADERS := gpu_memory.h kemu.h
+kemu_student_check = $(if $(filter $1,$(EDITABLE)),sh $(ROOT)/common/student-cu.sh $< $1 \
+  $(KEMU_STUDENT_HEADERS))
+
 $(OUT)/obj/%.cu-emu.raw.o: $(LABSRC)/%.cu
 	@mkdir -p $(@D)
+	$(Q)$(call kemu_student_check,$*.cu)
 	@echo "  CXX     $*.cu (kernel emulator)"
 	$(Q)$(CXX) $(CPPFLAGS) -MF $(@:.raw.o=.d) $(KEMU_CXXFLAGS) -x c++ -c -o $@ $<
 
