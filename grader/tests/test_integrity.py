@@ -26,9 +26,10 @@ SLUGS = labs.slugs()
 LOCK = "/tmp/mlmem-bench.lock"
 
 # Appended to the reference's first editable file (C; lab 12's kernels.cu gets HOSTILE_CU). Its
-# memcpy and memmove copy big buffers three times (the baselines of labs 03, 06 and 08 are one big memcpy); memset, clock_gettime and
-# pthread_create stall first; mm_now_ns (common/mm_timer.c) lies. Linked program-wide, they would
-# slow the baseline or the timer; kept to the student's own calls, they gain nothing.
+# memcpy and memmove copy big buffers three times (the baselines of labs 03, 06 and 08 are one
+# big memcpy); memset, clock_gettime and pthread_create stall first; mm_now_ns
+# (common/mm_timer.c) lies. Linked program-wide, they would slow the baseline or the timer; kept
+# to the student's own calls, they gain nothing.
 HOSTILE = r"""
 /* ---- added by the integrity test: C library and timer functions defined here ---- */
 #include <dlfcn.h>

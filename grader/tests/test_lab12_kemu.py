@@ -2,6 +2,7 @@
 whose answers are known by hand (the handout's section 2.5 quotes them); kernel files that would
 compile to other code for the emulator than for a GPU are refused; and the same file compiles
 with nvcc for a GPU. Kernels that cheat the emulator are graded in test_integrity.py."""
+import ctypes
 import json
 import os
 import shutil
@@ -10,6 +11,7 @@ import subprocess
 import pytest
 
 from conftest import ROOT, grade
+from grader import build, hw, labs
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab("12")]
 
@@ -106,3 +108,70 @@ def test_kernels_compile_with_nvcc(tmp_path, tree):
     syms = subprocess.run(["nm", "--defined-only", str(tmp_path / "kernels.o")],
                           capture_output=True, text=True, check=True).stdout.split()
     assert {"gm_transpose", "gm_row_sum", "gm_gather"} <= set(syms), "the kernels' C names"
+
+
+# The GPU half of the benchmark (bench/bench_gpu.c), where no GPU is: every GPU metric skipped
+# with the reason, never passed or failed; and its whole path (module, buffers, copy, launches,
+# events, the output check, the gate) against a stand-in for the CUDA driver (data/
+# lab12_mock_libcuda.c: host memory, the kernels' contracts on the host, a virtual clock).
+GPU_METRICS = ("gpu_transpose_vs_copy", "gpu_row_sum_vs_copy", "gpu_gather_vs_copy")
+
+
+def _bench(prog: str, **env) -> dict:
+    base = {k: v for k, v in os.environ.items() if k not in ("MLMEM_SEAL", "MLMEM_CONFINE")}
+    res = subprocess.run([prog], capture_output=True, text=True, timeout=300,
+                         env={**base, **env})
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout)
+
+
+def _runtime_loads() -> bool:
+    """Whether the CUDA runtime library loads (MLMEM_CUDA=real needs it)."""
+    try:
+        ctypes.CDLL("libcudart.so.13")
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(hw.facts().get("cuda_devices", 0) > 0, reason="a usable GPU is here")
+def test_gpu_metrics_skip_without_a_gpu(tmp_path):
+    """Built without nvcc (NVCC_FOUND empty) and run as a student would, then with the emulated
+    device asked for: each GPU metric is skipped, with the reason."""
+    out = str(tmp_path / "out")
+    res = subprocess.run(["make", "-s", "-f", "common/lab-build.mk", f"LABSRC={LAB}",
+                          f"OUT={out}", "EDITABLE=src/kernels.cu", "LAB_CUDA=1", "NVCC_FOUND=",
+                          f"{out}/bench"], cwd=ROOT, capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+    for env, why in (({}, "built without nvcc"), ({"MLMEM_CUDA": "emulate"}, "MLMEM_CUDA=emulate")):
+        report = _bench(f"{out}/bench", **env)
+        for m in GPU_METRICS:
+            assert set(report["metrics"][m]) == {"skipped"}, report["metrics"][m]
+            assert "not timed: no GPU" in report["metrics"][m]["skipped"], report["metrics"][m]
+            assert why in report["metrics"][m]["skipped"]
+    assert why in report["info"]["gpu"]
+
+
+@pytest.mark.skipif(not os.access(NVCC, os.X_OK), reason="no nvcc: the benchmark has no GPU image")
+@pytest.mark.skipif(not _runtime_loads(), reason="no CUDA runtime library (MLMEM_CUDA=real)")
+def test_gpu_half_against_a_stand_in_driver(tmp_path):
+    """The reference as the grader builds it (nvcc's device code made in the sandbox), its bench
+    run on the stand-in driver: gm_transpose timed (2 ms against a 1 ms copy of 128 MiB: 64 MiB
+    each way moved at a quarter of the copy's rate), gm_row_sum's output found wrong, gm_gather's
+    rounds refused by the gate (the copy's times vary 2x)."""
+    lib = tmp_path / "libcuda.so.1"
+    subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o", str(lib),
+                    os.path.join(ROOT, "grader", "tests", "data", "lab12_mock_libcuda.c")],
+                   check=True)
+    built = build.build(labs.load(SLUG), os.path.join(ROOT, "solutions"))
+    assert built.ok, build.first_errors(built.log, 20)
+    report = _bench(os.path.join(built.out_dir, "bench"), MLMEM_CUDA="real",
+                    LD_LIBRARY_PATH=str(tmp_path), MOCK_WRONG="gm_row_sum",
+                    MOCK_NOISY="gm_gather")
+    m = report["metrics"]
+    assert m["gpu_transpose_vs_copy"]["value"] == pytest.approx(0.25), m
+    assert "medians of 15 rounds" in m["gpu_transpose_vs_copy"]["detail"]
+    assert "wrong result on the GPU: element 16383" in m["gpu_row_sum_vs_copy"]["error"], m
+    assert "varied by 2.00x" in m["gpu_gather_vs_copy"]["skipped"], m
+    assert report["info"]["gpu"] == "mock GPU"
+    assert m["gather_sectors"]["value"] == 3.0, "the emulated counts still follow"
