@@ -158,7 +158,7 @@ def test_gpu_half_against_a_stand_in_driver(tmp_path):
     """The reference as the grader builds it (nvcc's device code made in the sandbox), its bench
     run on the stand-in driver: gm_transpose timed (2 ms against a 1 ms copy of 128 MiB: 64 MiB
     each way moved at a quarter of the copy's rate), gm_row_sum's output found wrong, gm_gather's
-    rounds refused by the gate (the copy's times vary 2x)."""
+    rounds refused by the gate (the copy's times vary 2x); then a faulting gm_transpose."""
     lib = tmp_path / "libcuda.so.1"
     subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o", str(lib),
                     os.path.join(ROOT, "grader", "tests", "data", "lab12_mock_libcuda.c")],
@@ -175,3 +175,10 @@ def test_gpu_half_against_a_stand_in_driver(tmp_path):
     assert "varied by 2.00x" in m["gpu_gather_vs_copy"]["skipped"], m
     assert report["info"]["gpu"] == "mock GPU"
     assert m["gather_sectors"]["value"] == 3.0, "the emulated counts still follow"
+    # A kernel that faults: its metric fails with the driver's error, and the later kernels'
+    # too (the GPU is unusable in that process), not skipped.
+    m = _bench(os.path.join(built.out_dir, "bench"), MLMEM_CUDA="real",
+               LD_LIBRARY_PATH=str(tmp_path), MOCK_FAULT="gm_transpose")["metrics"]
+    assert "cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS" in m["gpu_transpose_vs_copy"]["error"], m
+    for name in ("gpu_row_sum_vs_copy", "gpu_gather_vs_copy"):
+        assert "unusable in this process after gm_transpose" in m[name]["error"], m

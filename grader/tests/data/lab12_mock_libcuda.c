@@ -3,7 +3,8 @@
  * memory is host memory, a launch runs the named kernel's contract on the host, and time is a
  * virtual clock that a copy advances by 1 ms and a kernel by MOCK_KERNEL_MS (2 by default).
  * MOCK_WRONG names a kernel whose launches leave their last output element unwritten;
- * MOCK_NOISY one after whose launches every other copy takes 2 ms. Built by
+ * MOCK_NOISY one after whose launches every other copy takes 2 ms; MOCK_FAULT one whose launch
+ * fails as a kernel's illegal address does. Built by
  * grader/tests/test_lab12_kemu.py. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@
 
 typedef int CUresult;
 typedef uintptr_t CUdeviceptr;
-enum { OK = 0, BAD = 1, NOT_FOUND = 500 };
+enum { OK = 0, BAD = 1, NOT_FOUND = 500, ILLEGAL_ADDRESS = 700 };
 
 static const char *const kernels[] = {"gm_transpose", "gm_row_sum", "gm_gather"};
 static double now_ms, kernel_ms = 2.0;
@@ -27,7 +28,9 @@ static int named(const char *var, const char *k)
 
 CUresult cuGetErrorName(CUresult e, const char **name)
 {
-    *name = e == NOT_FOUND ? "CUDA_ERROR_NOT_FOUND" : "CUDA_ERROR_INVALID_VALUE";
+    *name = e == NOT_FOUND         ? "CUDA_ERROR_NOT_FOUND"
+            : e == ILLEGAL_ADDRESS ? "CUDA_ERROR_ILLEGAL_ADDRESS"
+                                   : "CUDA_ERROR_INVALID_VALUE";
     return OK;
 }
 
@@ -117,6 +120,8 @@ CUresult cuLaunchKernel(const char *f, unsigned gx, unsigned gy, unsigned gz, un
                         void **extra)
 {
     (void)gy, (void)bx, (void)by, (void)bz, (void)shared, (void)s, (void)extra;
+    if (named("MOCK_FAULT", f))
+        return ILLEGAL_ADDRESS;
     size_t written = run(f, gx, gz, params);
     if (named("MOCK_WRONG", f)) {
         float *out = *(float **)params[f == kernels[2] ? 2 : 1];

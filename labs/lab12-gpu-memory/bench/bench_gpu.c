@@ -21,8 +21,8 @@
 #define MAX_SPREAD 1.25 /* the gate: the copy's upper-quartile time / its lower-quartile time */
 #define GATHER_BLOCKS_PER_SM 4
 
-const char *const GPU_METRICS[] = {"gpu_transpose_vs_copy", "gpu_row_sum_vs_copy",
-                                   "gpu_gather_vs_copy", NULL};
+static const char *const GPU_METRICS[] = {"gpu_transpose_vs_copy", "gpu_row_sum_vs_copy",
+                                          "gpu_gather_vs_copy", NULL};
 
 /* The GPU session: the driver's calls, your module, the copy's buffers, three events. */
 typedef struct {
@@ -31,6 +31,7 @@ typedef struct {
     CUdeviceptr copy_src, copy_dst;
     CUevent ev[3];
     int sms;
+    const char *lost; /* the kernel after whose failed launch the GPU is unusable, or NULL */
 } gpu_t;
 
 /* One kernel's case: host input, oracle and result, device buffers, launch shape, arguments. */
@@ -199,8 +200,9 @@ static void case_free(gpu_t *g, gcase_t *c)
 }
 
 /* One round: the output poisoned (NaN), then between events the copy and your kernel, then
- * its output checked. 0 with both times in seconds, or -EIO with why (your kernel faulted, or
- * its output is wrong: every later use of the GPU in this process fails after a fault). */
+ * its output checked. 0 with both times in seconds, or with why: -EIO, a driver call failed
+ * (your kernel faulted: every later use of the GPU in this process fails too); -EDOM, its
+ * output is wrong. */
 static int one_round(gpu_t *g, gcase_t *c, CUfunction f, double t[2], char *why, size_t n)
 {
     float ms[2];
@@ -219,10 +221,15 @@ static int one_round(gpu_t *g, gcase_t *c, CUfunction f, double t[2], char *why,
         if (c->got[i] != c->want[i]) {
             snprintf(why, n, "wrong result on the GPU: element %zu is %g, expected %g", i,
                      (double)c->got[i], (double)c->want[i]);
-            return -EIO;
+            return -EDOM;
         }
+    if (!(ms[0] > 0 && ms[1] > 0)) {
+        snprintf(why, n, "CUDA events timed %g ms for the copy and %g ms for the kernel",
+                 (double)ms[0], (double)ms[1]);
+        return -EIO;
+    }
     t[0] = ms[0] * 1e-3, t[1] = ms[1] * 1e-3;
-    return ms[0] > 0 && ms[1] > 0 ? 0 : (snprintf(why, n, "a zero time from CUDA events"), -EIO);
+    return 0;
 }
 
 static int by_value(const void *a, const void *b)
@@ -238,8 +245,10 @@ static void time_case(mm_json_t *j, gpu_t *g, gcase_t *c, CUfunction f)
     double t[2], copy[ROUNDS], kern[ROUNDS], ratio[ROUNDS], copy_bw = 2.0 * COPY_BYTES;
     char why[300];
     for (int r = 0; r < WARMUP + ROUNDS; r++) {
-        if (one_round(g, c, f, t, why, sizeof why)) {
+        int rc = one_round(g, c, f, t, why, sizeof why);
+        if (rc) {
             mm_bench_failf(j, c->metric, "%s (round %d): %s", c->kernel, r + 1, why);
+            g->lost = rc == -EIO ? c->kernel : NULL;
             return;
         }
         if (r >= WARMUP) {
@@ -274,6 +283,9 @@ static void run_case(mm_json_t *j, gpu_t *g, int (*make)(gcase_t *, int))
     char why[300], err[64];
     if (make(&c, g->sms))
         mm_bench_skipf(j, c.metric, "no host memory for the %s case", c.kernel);
+    else if (g->lost)
+        mm_bench_failf(j, c.metric, "%s not run: the GPU is unusable in this process after %s "
+                       "failed (see its metric)", c.kernel, g->lost);
     else if (device_alloc(g, &c, why, sizeof why))
         mm_bench_skipf(j, c.metric, "the GPU could not hold the %s case: %s", c.kernel, why);
     else if ((e = g->cu.cuModuleGetFunction(&f, g->mod, c.kernel)) != CUDA_SUCCESS)

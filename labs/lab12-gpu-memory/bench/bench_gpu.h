@@ -6,9 +6,6 @@
 #include <stddef.h>
 #include "mm_json.h"
 
-/* The GPU-timed metrics, NULL-terminated. */
-extern const char *const GPU_METRICS[];
-
 /* Writes the GPU_METRICS into the open "metrics" object: measured, skipped (no GPU, no nvcc, the
  * emulated CUDA device, a run too noisy to time) or failed (your kernel's output was wrong on the
  * GPU, it faulted, or nvcc refused it). Also fills name[0..n) with the GPU's name or why none was
