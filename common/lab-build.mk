@@ -34,7 +34,9 @@ EMU_OBJS :=
 # code (MM_HAVE_CUDA) and links the emulated device (common/cudaemu/) behind a shim that picks the
 # real runtime where a GPU is usable and the emulator elsewhere. With a working nvcc its kernels
 # (src/*.cu) are compiled too (MM_HAVE_NVCC) against the toolkit's headers; without one the C
-# code compiles against the emulator's <cuda_runtime_api.h> and the kernels are left out.
+# code compiles against the emulator's <cuda_runtime_api.h> and the kernels are left out. An
+# editable .cu is never one of them: nvcc's objects run host code before main (constructors),
+# so a lab that times the student's kernels on a GPU builds them its own way (lab 12's lab.mk).
 ifeq ($(LAB_CUDA),1)
   include $(ROOT)/common/cudaemu/cudaemu.mk
   CUDAEMU_DEFS := -DMM_EMU_PRIVATE_NAMES
@@ -42,7 +44,8 @@ ifeq ($(LAB_CUDA),1)
   SHIM_DEFS :=
   CPPFLAGS += -DMM_HAVE_CUDA=1
   ifneq ($(NVCC),)
-    CU_OBJS  := $(patsubst $(LABSRC)/%.cu,$(OUT)/obj/%.cu.o,$(wildcard $(LABSRC)/src/*.cu))
+    CU_OBJS  := $(patsubst $(LABSRC)/%.cu,$(OUT)/obj/%.cu.o,$(filter-out \
+                  $(addprefix $(LABSRC)/,$(EDITABLE)),$(wildcard $(LABSRC)/src/*.cu)))
     CPPFLAGS += -I$(CUDA_HOME)/include $(if $(CU_OBJS),-DMM_HAVE_NVCC=1)
     LAB_LDLIBS += $(if $(CU_OBJS),$(CUDA_LDLIBS))
   else

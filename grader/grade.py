@@ -137,10 +137,11 @@ class Grading:
 
     def _reference_bench(self, lab: Lab, built: build.Built) -> str | None:
         """The reference solution's benchmark, built from the same pristine lab, when the
-        reference is at hand (variants.reference_root()) and the lab has timed metrics."""
+        reference is at hand (variants.reference_root()) and the lab has timed metrics that
+        this machine can measure (lab 12's GPU metrics need no reference where there is none)."""
         root = variants.reference_root()
-        if not any(m.vs_reference for m in lab.metrics) or not os.path.isdir(
-                os.path.join(root, lab.slug)):
+        timed = [m for m in lab.metrics if m.vs_reference and not hw.skip(lab, m)]
+        if not timed or not os.path.isdir(os.path.join(root, lab.slug)):
             return None
         if os.path.realpath(self.submission) == os.path.realpath(root):
             return os.path.join(built.out_dir, "bench")

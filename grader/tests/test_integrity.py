@@ -25,11 +25,11 @@ pytestmark = pytest.mark.slow
 SLUGS = labs.slugs()
 LOCK = "/tmp/mlmem-bench.lock"
 
-# Appended to the reference's first editable file (C, or C++ for lab 12's kernels.cu: the same
-# text compiles as both). Its memcpy and memmove copy big buffers three
-# times (the baselines of labs 03, 06 and 08 are one big memcpy); memset, clock_gettime and
-# pthread_create stall first; mm_now_ns (common/mm_timer.c) lies. Linked program-wide, they would
-# slow the baseline or the timer; kept to the student's own calls, they gain nothing.
+# Appended to the reference's first editable file (C; lab 12's kernels.cu gets HOSTILE_CU). Its
+# memcpy and memmove copy big buffers three times (the baselines of labs 03, 06 and 08 are one
+# big memcpy); memset, clock_gettime and pthread_create stall first; mm_now_ns
+# (common/mm_timer.c) lies. Linked program-wide, they would slow the baseline or the timer; kept
+# to the student's own calls, they gain nothing.
 HOSTILE = r"""
 /* ---- added by the integrity test: C library and timer functions defined here ---- */
 #include <dlfcn.h>
@@ -98,6 +98,24 @@ uint64_t mm_now_ns(void)
     return (uint64_t)ts.tv_sec * 500000000u + (uint64_t)ts.tv_nsec / 2;
 }
 """
+# Lab 12's kernels.cu may include no system header (common/student-cu.sh): the same names,
+# declared by hand, with bodies that lie (a memcpy that copies nothing, a timer stuck at 0).
+HOSTILE_CU = r"""
+/* ---- added by the integrity test: C library and timer functions defined here ---- */
+struct timespec;
+extern "C" {
+void *memcpy(void *__restrict d, const void *__restrict s, size_t n) { (void)s, (void)n; return d; }
+void *memmove(void *d, const void *s, size_t n) { (void)s, (void)n; return d; }
+void *memset(void *d, int c, size_t n) { (void)c, (void)n; return d; }
+int clock_gettime(int c, struct timespec *ts) { (void)c, (void)ts; return -1; }
+int pthread_create(unsigned long *t, const void *a, void *(*fn)(void *), void *arg)
+{
+    (void)t, (void)a, (void)fn, (void)arg;
+    return 11;
+}
+uint64_t mm_now_ns(void) { return 0; }
+}
+"""
 HOSTILE_NAMES = {"memcpy", "memmove", "memset", "clock_gettime", "pthread_create", "mm_now_ns"}
 GRADED = ("03", "08")   # timed metrics scored against the reference here; the baseline is memcpy
 
@@ -114,7 +132,8 @@ def _drop_builds():
 
 def hostile(slug: str, dest: str) -> str:
     lab = labs.load(slug)
-    return variants.make(slug, dest, [{"file": lab.editable[0], "append": HOSTILE}])
+    text = HOSTILE_CU if lab.editable[0].endswith(".cu") else HOSTILE
+    return variants.make(slug, dest, [{"file": lab.editable[0], "append": text}])
 
 
 def nm_globals(path: str) -> set[str]:
@@ -186,6 +205,54 @@ def test_constructors_refused(tmp_path):
     built = build.build(labs.load("lab02-effective-latency"), sub, tag=TAG)
     assert not built.ok
     assert "src/amat.c: error: constructors and destructors" in build.first_errors(built.log)
+
+
+# Lab 12's kernels run on the kernel emulator, which counts their memory traffic: a gather that
+# also reads host memory that is none of its buffers (where an oracle would be), or that writes
+# its answer with memcpy (no recorder sees it), loses every gather test and gather_sectors.
+LAB12 = "lab12-gpu-memory"
+READS_HOST = """float host_table[4096];
+"""
+MEMCPY_ANSWER = """        (void)i, (void)j;
+        if (e == 0) {
+            for (size_t k = 0; k < (size_t)n_ids; k++)
+                __builtin_memcpy(out + k * dim, table + (size_t)ids[k] * dim,
+                                 (size_t)dim * sizeof(float));
+        }
+"""
+
+
+def _gather_items(tmp_path, patches) -> dict[str, dict]:
+    """Lab 12's reference with patches, graded through the grader (tests and benchmark): its
+    gather tests and gather_sectors."""
+    sub = variants.make(LAB12, str(tmp_path / "sub"), patches)
+    g = grade(sub, "12", str(tmp_path / "out"))
+    items = {n: t for n, t in g.tests("12").items() if n.startswith("test_gather")}
+    items.update({n: m for n, m in g.metrics("12").items() if n == "gather_sectors"})
+    assert len(items) == 5, items
+    return items
+
+
+@pytest.mark.lab("12")
+def test_kernel_reading_host_memory_gains_nothing(tmp_path):
+    loop = "        out[e] = table[(size_t)ids[i] * dim + j];\n"
+    items = _gather_items(tmp_path, [
+        {"file": "src/kernels.cu", "old": '#include "gpu_memory.h"\n',
+         "new": '#include "gpu_memory.h"\n' + READS_HOST},
+        {"file": "src/kernels.cu", "old": loop,
+         "new": loop + "        out[e] += host_table[j % 4096];\n"}])
+    assert all(t["score"] == 0 for t in items.values()), items
+    assert all("outside its buffers" in t["output"] for t in items.values()), items
+
+
+@pytest.mark.lab("12")
+def test_kernel_writing_its_answer_unseen_gains_nothing(tmp_path):
+    items = _gather_items(tmp_path, [
+        {"file": "src/kernels.cu",
+         "old": "        out[e] = table[(size_t)ids[i] * dim + j];\n", "new": MEMCPY_ANSWER}])
+    assert all(t["score"] == 0 for t in items.values()), items
+    assert all(re.search("no store of (your|the) kernel wrote", t["output"])
+               for t in items.values()), items
 
 
 BENCH_MAIN = r"""

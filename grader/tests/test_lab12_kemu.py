@@ -1,19 +1,24 @@
 """Lab 12's kernel emulator (labs/lab12-gpu-memory/src/kemu*.c): its counts for access patterns
-whose answers are known by hand (the handout's section 2.5 quotes them), and kernels written to
-cheat it: one that reads memory outside its buffers (where an oracle would be) and one that
-writes its answer with memcpy, which no recorder sees, gain no test."""
+whose answers are known by hand (the handout's section 2.5 quotes them); kernel files that would
+compile to other code for the emulator than for a GPU are refused; and the same file compiles
+with nvcc for a GPU. Kernels that cheat the emulator are graded in test_integrity.py."""
+import ctypes
 import json
 import os
+import shutil
 import subprocess
 
 import pytest
 
 from conftest import ROOT, grade
+from grader import build, hw, labs
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab("12")]
 
 SLUG = "lab12-gpu-memory"
 LAB = os.path.join(ROOT, "labs", SLUG)
+NVCC = shutil.which("nvcc") or os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"),
+                                            "bin", "nvcc")
 
 
 @pytest.fixture(scope="module")
@@ -62,40 +67,118 @@ def test_shuffles_sum_a_warp(probes, probe):
     assert (p["sum0"], p["sum1"]) == (sum(range(32)), sum(range(32, 64)))
 
 
-# Added to gm_gather of the reference: every thread also reads a table of the file (host memory,
-# not a buffer of the launch), as a kernel reading an oracle would.
-READS_HOST = """float host_table[4096];
+# Kernels that would compile to one thing for the emulator and another for nvcc (the coalesced
+# gather counted here, a thread-per-row one timed on a GPU): the build refuses them
+# (common/student-cu.sh), so every test of the lab scores 0 and says why.
+UNCOALESCED = """    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (size_t)n_ids; i++)
+        for (int j = 0; j < dim; j++)
+            out[i * dim + j] = table[(size_t)ids[i] * dim + j];
 """
-MEMCPY_ANSWER = """        (void)i, (void)j;
-        if (e == 0) {
-            for (size_t k = 0; k < (size_t)n_ids; k++)
-                memcpy(out + k * dim, table + (size_t)ids[k] * dim, (size_t)dim * sizeof(float));
-        }
-"""
+GATHER_LOOP = "    size_t n = (size_t)n_ids * dim, stride = (size_t)gridDim.x * blockDim.x;\n"
 
 
-def _gather_tests(tmp_path, make_variant, patches) -> dict[str, dict]:
-    sub = make_variant(SLUG, patches)
+@pytest.mark.parametrize("before, after, why", [
+    ("#ifndef KEMU_CUDA\n" + UNCOALESCED + "    return;\n#endif\n", "",
+     "the directive #ifndef is not allowed"),
+    ("%:if !KEMU_CUDA\n" + UNCOALESCED + "    return;\n%:endif\n", "",
+     "the directive #if is not allowed"),
+    ("    if (__CUDA_ARCH__ > 0) {\n" + UNCOALESCED + "        return;\n    }\n", "",
+     "the name __CUDA_ARCH__ is reserved"),
+], ids=["ifdef", "digraph", "predefined-macro"])
+def test_emulator_only_code_is_refused(tmp_path, make_variant, before, after, why):
+    sub = make_variant(SLUG, [{"file": "src/kernels.cu", "old": GATHER_LOOP,
+                               "new": before + GATHER_LOOP + after}])
     g = grade(sub, "12", str(tmp_path / "out"), extra=["--parts", "tests"])
-    return {n: t for n, t in g.tests("12").items() if n.startswith("test_gather")}
-
-
-def test_reading_outside_the_buffers_fails(tmp_path, make_variant):
-    loop = "        out[e] = table[(size_t)ids[i] * dim + j];\n"
-    tests = _gather_tests(tmp_path, make_variant, [
-        {"file": "src/kernels.cu", "old": '#include "gpu_memory.h"\n',
-         "new": '#include "gpu_memory.h"\n' + READS_HOST},
-        {"file": "src/kernels.cu", "old": loop,
-         "new": loop + "        out[e] += host_table[j % 4096];\n"}])
+    tests = g.tests("12")
     assert tests and all(t["score"] == 0 for t in tests.values()), tests
-    assert any("outside its buffers" in t["output"] for t in tests.values())
+    assert any(why in t["output"] for t in tests.values()), tests
 
 
-def test_answer_written_by_memcpy_fails(tmp_path, make_variant):
-    tests = _gather_tests(tmp_path, make_variant, [
-        {"file": "src/kernels.cu", "old": '#include "gpu_memory.h"\n',
-         "new": '#include <string.h>\n#include "gpu_memory.h"\n'},
-        {"file": "src/kernels.cu",
-         "old": "        out[e] = table[(size_t)ids[i] * dim + j];\n", "new": MEMCPY_ANSWER}])
-    assert tests and all(t["score"] == 0 for t in tests.values()), tests
-    assert any("no store of your kernel wrote" in t["output"] for t in tests.values())
+# One compile each, for one real architecture (sm_80: A100), warnings as errors: what the GPU
+# benchmark's nvcc build of a submission needs of the handout's "the same file compiles for a GPU".
+@pytest.mark.skipif(not os.access(NVCC, os.X_OK), reason="no nvcc (CUDA_HOME/bin or PATH)")
+@pytest.mark.parametrize("tree", ["labs", "solutions"])
+def test_kernels_compile_with_nvcc(tmp_path, tree):
+    src = os.path.join(ROOT, tree, SLUG, "src", "kernels.cu")
+    res = subprocess.run([NVCC, "-gencode", "arch=compute_80,code=sm_80", "-Werror",
+                          "all-warnings", "-I", os.path.join(LAB, "include"), "-c", src, "-o",
+                          str(tmp_path / "kernels.o")], capture_output=True, text=True,
+                         timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+    syms = subprocess.run(["nm", "--defined-only", str(tmp_path / "kernels.o")],
+                          capture_output=True, text=True, check=True).stdout.split()
+    assert {"gm_transpose", "gm_row_sum", "gm_gather"} <= set(syms), "the kernels' C names"
+
+
+# The GPU half of the benchmark (bench/bench_gpu.c), where no GPU is: every GPU metric skipped
+# with the reason, never passed or failed; and its whole path (module, buffers, copy, launches,
+# events, the output check, the gate) against a stand-in for the CUDA driver (data/
+# lab12_mock_libcuda.c: host memory, the kernels' contracts on the host, a virtual clock).
+GPU_METRICS = ("gpu_transpose_vs_copy", "gpu_row_sum_vs_copy", "gpu_gather_vs_copy")
+
+
+def _bench(prog: str, **env) -> dict:
+    base = {k: v for k, v in os.environ.items() if k not in ("MLMEM_SEAL", "MLMEM_CONFINE")}
+    res = subprocess.run([prog], capture_output=True, text=True, timeout=300,
+                         env={**base, **env})
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout)
+
+
+def _runtime_loads() -> bool:
+    """Whether the CUDA runtime library loads (MLMEM_CUDA=real needs it)."""
+    try:
+        ctypes.CDLL("libcudart.so.13")
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(hw.facts().get("cuda_devices", 0) > 0, reason="a usable GPU is here")
+def test_gpu_metrics_skip_without_a_gpu(tmp_path):
+    """Built without nvcc (NVCC_FOUND empty) and run as a student would, then with the emulated
+    device asked for: each GPU metric is skipped, with the reason."""
+    out = str(tmp_path / "out")
+    res = subprocess.run(["make", "-s", "-f", "common/lab-build.mk", f"LABSRC={LAB}",
+                          f"OUT={out}", "EDITABLE=src/kernels.cu", "LAB_CUDA=1", "NVCC_FOUND=",
+                          f"{out}/bench"], cwd=ROOT, capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+    for env, why in (({}, "built without nvcc"), ({"MLMEM_CUDA": "emulate"}, "MLMEM_CUDA=emulate")):
+        report = _bench(f"{out}/bench", **env)
+        for m in GPU_METRICS:
+            assert set(report["metrics"][m]) == {"skipped"}, report["metrics"][m]
+            assert "not timed: no GPU" in report["metrics"][m]["skipped"], report["metrics"][m]
+            assert why in report["metrics"][m]["skipped"]
+    assert why in report["info"]["gpu"]
+
+
+@pytest.mark.skipif(not os.access(NVCC, os.X_OK), reason="no nvcc: the benchmark has no GPU image")
+@pytest.mark.skipif(not _runtime_loads(), reason="no CUDA runtime library (MLMEM_CUDA=real)")
+def test_gpu_half_against_a_stand_in_driver(tmp_path):
+    """The reference as the grader builds it (nvcc's device code made in the sandbox), its bench
+    run on the stand-in driver: gm_transpose timed (2 ms against a 1 ms copy of 128 MiB: 64 MiB
+    each way moved at a quarter of the copy's rate), gm_row_sum's output found wrong, gm_gather's
+    rounds refused by the gate (the copy's times vary 2x); then a faulting gm_transpose."""
+    lib = tmp_path / "libcuda.so.1"
+    subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o", str(lib),
+                    os.path.join(ROOT, "grader", "tests", "data", "lab12_mock_libcuda.c")],
+                   check=True)
+    built = build.build(labs.load(SLUG), os.path.join(ROOT, "solutions"))
+    assert built.ok, build.first_errors(built.log, 20)
+    report = _bench(os.path.join(built.out_dir, "bench"), MLMEM_CUDA="real",
+                    LD_LIBRARY_PATH=str(tmp_path), MOCK_WRONG="gm_row_sum",
+                    MOCK_NOISY="gm_gather")
+    m = report["metrics"]
+    assert m["gpu_transpose_vs_copy"]["value"] == pytest.approx(0.25), m
+    assert "medians of 15 rounds" in m["gpu_transpose_vs_copy"]["detail"]
+    assert "wrong result on the GPU: element 16383" in m["gpu_row_sum_vs_copy"]["error"], m
+    assert "varied by 2.00x" in m["gpu_gather_vs_copy"]["skipped"], m
+    assert report["info"]["gpu"] == "mock GPU"
+    assert m["gather_sectors"]["value"] == 3.0, "the emulated counts still follow"
+    # A kernel that faults: its metric fails with the driver's error, and the later kernels'
+    # too (the GPU is unusable in that process), not skipped.
+    m = _bench(os.path.join(built.out_dir, "bench"), MLMEM_CUDA="real",
+               LD_LIBRARY_PATH=str(tmp_path), MOCK_FAULT="gm_transpose")["metrics"]
+    assert "cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS" in m["gpu_transpose_vs_copy"]["error"], m
+    for name in ("gpu_row_sum_vs_copy", "gpu_gather_vs_copy"):
+        assert "unusable in this process after gm_transpose" in m[name]["error"], m

@@ -38,8 +38,9 @@ GM_KERNEL void gm_transpose(const float *in, float *out, int rows, int cols);
 GM_KERNEL void gm_row_sum(const float *in, float *out, int cols);
 
 /* Part C, the embedding gather. Launch: block (GM_GATHER_THREADS, 1, 1), grid
- * (gm_gather_blocks(n_ids, dim), 1, 1): fewer threads than elements in general, so each thread
- * covers several (a grid-stride loop). */
+ * (gm_gather_blocks(n_ids, dim), 1, 1) on the emulator and 4 blocks per SM on a GPU (the timed
+ * metric): any grid, fewer threads than elements in general, so each thread covers several (a
+ * grid-stride loop). */
 #define GM_GATHER_THREADS 256
 #define GM_GATHER_MAX_BLOCKS 64
 
