@@ -1,6 +1,8 @@
-"""Lab 11 tests (provided): what the part C tests measure of your train_loop, in Python. The C
-tests (tests/check_train.c) call these and assert on what they return."""
+"""Lab 11 tests (provided), in Python: how a part B case is judged and which of its inputs the
+interpreter counts references to, and what the part C tests measure of your train_loop. The C
+tests (tests/check_*.c) call these and assert on what they return."""
 import gc
+import sys
 import tracemalloc
 
 import minigrad as mg
@@ -17,6 +19,27 @@ def behaves(fn, exc):
             return ""
         return f"raised {type(e).__name__}: {e}"
     return "" if exc is None else f"returned instead of raising {exc}"
+
+
+def mortal_ints(*values):
+    """values as ints made now, each moved 257 further from zero: (0, 4, -1) -> (257, 261, -258).
+    Python 3.12+ makes the small ints (-5 to 256) immortal (PEP 683), and a leaked reference to
+    one of them is not counted; one of these is counted on every Python."""
+    return tuple(v + 257 if v >= 0 else v - 257 for v in values)
+
+
+def uncounted(objs):
+    """The objects of objs whose references the interpreter does not count: immortal ones (PEP
+    683, Python 3.12+: None, True, False, small ints, one-character and many interned strings,
+    static types). Nothing leaked to those shows in sys.gettotalrefcount(), so the objects a
+    test counts references to must be made at run time: [] for them on every Python."""
+    out = []
+    for x in objs:
+        n = sys.getrefcount(x)
+        again = x
+        if sys.getrefcount(again) != n + 1:
+            out.append(x)
+    return out
 
 
 def run(train_loop, steps):

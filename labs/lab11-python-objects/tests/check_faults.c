@@ -1,7 +1,9 @@
 /* Lab 11 tests, parts A and B under allocation failure: each scenario runs once per allocation it
  * makes, with that allocation failing (support.h, tu_sweep); every run must fail cleanly (NULL
  * and an exception), crash nothing, and leave no reference behind. Your functions are called
- * from C, so the failures land in your code and in what it calls. */
+ * from C, so the failures land in your code and in what it calls. The objects whose references are
+ * counted are made at run time (tu_assert_counted; sizes and items above 256): Python 3.12+ counts
+ * no reference to an immortal object (PEP 683), so a leak of one would go unseen. */
 #include "support.h"
 
 /* What every sweep must show: clean failures, no leak, and some allocation actually failed.
@@ -18,13 +20,14 @@ static void assert_clean_sweep(const char *what, tu_scenario_fn fn, const char *
     ck_assert_msg(s.failed_runs > 0, "%s: no allocation of it ever failed", what);
 }
 
-/* TensorBuf((3, 4), 'f'), resized to (5, 6), a transposed view of it exported and released. */
+/* TensorBuf(args), resized to (262, 263) (harness.mortal_ints(5, 6)), a transposed view of it
+ * exported and released. */
 static PyObject *tensorbuf_life(void *args)
 {
     PyObject *t = po_tensorbuf_new(&po_tensorbuf_type, args, NULL);
     if (!t)
         return NULL;
-    PyObject *shape = Py_BuildValue("(ii)", 5, 6);
+    PyObject *shape = Py_BuildValue("(ii)", 257 + 5, 257 + 6);
     PyObject *r = shape ? po_tensorbuf_resize(t, shape) : NULL;
     Py_XDECREF(shape);
     PyObject *v = r ? po_tensorbuf_transpose(t, NULL) : NULL;
@@ -62,30 +65,38 @@ static PyObject *collate_call(void *samples)
 
 MM_TEST_F(test_alloc_failures_tensorbuf, &tu_py)
 {
-    assert_clean_sweep("TensorBuf, resize, transpose", tensorbuf_life, "((3, 4), 'f')");
+    tu_assert_counted("harness.mortal_ints(3, 4, 5, 6)");
+    assert_clean_sweep("TensorBuf, resize, transpose", tensorbuf_life,
+                       "(harness.mortal_ints(3, 4), 'f')");
 }
 MM_END_TEST
 
 MM_TEST_F(test_alloc_failures_group_by, &tu_py)
 {
-    assert_clean_sweep("group_by(40 ints, str)", group_by_call,
-                       "([i * 37 % 101 for i in range(40)], str)");
+    tu_ok("items = list(harness.mortal_ints(*(i * 37 % 13 for i in range(40))))\n");
+    tu_assert_counted("items + [str(x) for x in items]");
+    assert_clean_sweep("group_by(40 ints in 13 groups, str)", group_by_call, "(items, str)");
 }
 MM_END_TEST
 
 MM_TEST_F(test_alloc_failures_batches, &tu_py)
 {
     /* A list, not an iterator: each run iterates it afresh. */
-    assert_clean_sweep("batches(20 items, 3), every batch taken", batches_drain,
-                       "([str(i) for i in range(20)], 3)");
+    tu_ok("items = list(harness.mortal_ints(*range(20)))\n");
+    tu_assert_counted("items");
+    assert_clean_sweep("batches(20 items, 3), every batch taken", batches_drain, "(items, 3)");
 }
 MM_END_TEST
 
 MM_TEST_F(test_alloc_failures_collate, &tu_py)
 {
-    /* CPython's own exporters, whose references the debug interpreter counts (not NumPy's). */
-    assert_clean_sweep("collate(8 samples of 12 floats)", collate_call,
-                       "[__import__('array').array('f', [i] * 12) for i in range(6)] "
-                       "+ [pyobj.TensorBuf((12,)), memoryview(bytes(48)).cast('f')]");
+    /* CPython's own exporters, whose references the debug interpreter counts (not NumPy's); 8
+     * kinds of sample, 264 samples of 261 floats: the collated shape's ints are above 256. */
+    tu_ok("import array\n"
+          "n, = harness.mortal_ints(4)\n"
+          "kinds = [array.array('f', [i] * n) for i in range(6)]\n"
+          "kinds += [pyobj.TensorBuf((n,)), memoryview(bytes(4 * n)).cast('f')]\n");
+    tu_assert_counted("kinds");
+    assert_clean_sweep("collate(264 samples of 261 floats)", collate_call, "kinds * 33");
 }
 MM_END_TEST

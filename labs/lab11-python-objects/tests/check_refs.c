@@ -1,5 +1,8 @@
 /* Lab 11 tests, part B: group_by, batches and collate do what they say, and no path of them (nor
- * of TensorBuf's) leaves a reference behind (sys.gettotalrefcount of the debug interpreter). */
+ * of TensorBuf's) leaves a reference behind (sys.gettotalrefcount of the debug interpreter).
+ * Every object a case hands your code is made at run time (tu_assert_counted): Python 3.12+ does
+ * not count references to immortal objects (small ints, None, literals' strings: PEP 683), so a
+ * reference leaked to one of those would go unseen. */
 #include "support.h"
 
 /* Calls the Python callable arg. */
@@ -51,16 +54,19 @@ MM_END_TEST
 
 MM_TEST_F(test_group_by_refcounts, &tu_py)
 {
-    tu_ok("def gen_fails():\n"
-          "    yield 'a'\n"
-          "    yield 'b'\n"
-          "    raise KeyError('the dataset ran dry')\n"
-          "words = ['to', 'be', 'or', 'not', 'to', 'be', 'that', 'is']\n");
-    assert_no_refs_left("{'grouped': (lambda: pyobj.group_by(words, len), None),\n"
-                        " 'key raises': (lambda: pyobj.group_by(words, lambda w: 1 // (len(w) - 3)), ZeroDivisionError),\n"
+    tu_ok("words = 'to be or not to be that is'.split()\n"
+          "def length(w):\n"
+          "    return harness.mortal_ints(len(w))[0]\n"
+          "def gen_fails():\n"
+          "    yield words[0]\n"
+          "    yield words[1]\n"
+          "    raise KeyError('the dataset ran dry')\n");
+    tu_assert_counted("words + [length(w) for w in words]");
+    assert_no_refs_left("{'grouped': (lambda: pyobj.group_by(words, length), None),\n"
+                        " 'key raises': (lambda: pyobj.group_by(words, lambda w: 1000 // (len(w) - 3)), ZeroDivisionError),\n"
                         " 'unhashable key': (lambda: pyobj.group_by(words, lambda w: [w]), TypeError),\n"
-                        " 'iteration raises': (lambda: pyobj.group_by(gen_fails(), len), KeyError),\n"
-                        " 'not iterable': (lambda: pyobj.group_by(3, len), TypeError),\n"
+                        " 'iteration raises': (lambda: pyobj.group_by(gen_fails(), length), KeyError),\n"
+                        " 'not iterable': (lambda: pyobj.group_by(object(), length), TypeError),\n"
                         " 'bad arguments': (lambda: pyobj.group_by(words), TypeError)}");
 }
 MM_END_TEST
@@ -95,6 +101,7 @@ MM_TEST_F(test_batches_refcounts, &tu_py)
           "    box = []\n"
           "    b = pyobj.batches(box, 2)\n"
           "    box.append(b)\n");
+    tu_assert_counted("source(10)");
     assert_no_refs_left("{'all batches': (lambda: list(pyobj.batches(source(10), 3)), None),\n"
                         " 'drop last': (lambda: list(pyobj.batches(source(10), 3, True)), None),\n"
                         " 'dropped early': (lambda: next(pyobj.batches(source(10), 4)), None),\n"
@@ -136,39 +143,47 @@ MM_END_TEST
 MM_TEST_F(test_collate_refcounts, &tu_py)
 {
     /* CPython's own exporters: NumPy is built without the debug interpreter's counting, so its
-     * references would not add up. */
+     * references would not add up. Every size is above 256, the samples' count in 'many
+     * samples' too: the collated shape's ints are then counted on every Python. */
     tu_ok("import array\n"
-          "xs = [array.array('f', [i] * 6) for i in range(6)]\n"
-          "ts = [pyobj.TensorBuf((2, 3)) for i in range(4)]\n");
+          "xs = [array.array('f', [i] * 260) for i in range(6)]\n"
+          "ts = [pyobj.TensorBuf(harness.mortal_ints(2, 3)) for i in range(4)]\n"
+          "raw = [bytes([97 + i]) * 260 for i in range(2)]\n");
+    tu_assert_counted("xs + ts + raw");
     assert_no_refs_left("{'array samples': (lambda: pyobj.collate(xs), None),\n"
+                        " 'many samples': (lambda: pyobj.collate(xs[:1] * 300), None),\n"
                         " 'TensorBuf samples': (lambda: pyobj.collate(tuple(ts)), None),\n"
-                        " 'bytes and memoryviews': (lambda: pyobj.collate([b'abc', memoryview(b'def')]), None),\n"
+                        " 'bytes and memoryviews': (lambda: pyobj.collate([raw[0], memoryview(raw[1])]), None),\n"
                         " 'a shape differs': (lambda: pyobj.collate(xs[:3] + [array.array('f', [0])]), ValueError),\n"
-                        " 'a format differs': (lambda: pyobj.collate(ts[:2] + [pyobj.TensorBuf((2, 3), 'i')]), ValueError),\n"
+                        " 'a format differs': (lambda: pyobj.collate(ts[:2] + [pyobj.TensorBuf(harness.mortal_ints(2, 3), 'i')]), ValueError),\n"
                         " 'a strided sample': (lambda: pyobj.collate([ts[0], ts[1].transpose()]), (ValueError, BufferError)),\n"
-                        " 'not a buffer': (lambda: pyobj.collate(xs[:2] + [None]), TypeError),\n"
+                        " 'not a buffer': (lambda: pyobj.collate(xs[:2] + [object()]), TypeError),\n"
                         " 'no samples': (lambda: pyobj.collate([]), ValueError),\n"
-                        " 'not a list': (lambda: pyobj.collate(None), TypeError)}");
+                        " 'not a list': (lambda: pyobj.collate(iter(xs)), TypeError)}");
 }
 MM_END_TEST
 
 MM_TEST_F(test_tensorbuf_refcounts, &tu_py)
 {
-    tu_ok("def life():\n"
-          "    t = pyobj.TensorBuf((4, 5), 'd')\n"
+    /* Shapes of ints above 256 (harness.mortal_ints(4, 5) is (261, 262)): a reference leaked to
+     * a dimension is counted on every Python. */
+    tu_ok("shape = harness.mortal_ints\n"
+          "def life():\n"
+          "    t = pyobj.TensorBuf(shape(4, 5), 'd')\n"
           "    m, v = memoryview(t), t.transpose()\n"
           "    b = memoryview(v)[1:3]\n"
           "    del m, v, b\n"
-          "    t.resize((7,))\n"
+          "    t.resize(shape(7))\n"
           "    return t\n"
           "def exported():\n"
-          "    t = pyobj.TensorBuf((4,))\n"
+          "    t = pyobj.TensorBuf(shape(4))\n"
           "    m = memoryview(t)\n"
-          "    t.resize((2,))\n");
+          "    t.resize(shape(2))\n");
+    tu_assert_counted("shape(4, 5, 7, 2, -1)");
     assert_no_refs_left("{'made, exported, viewed, resized, freed': (life, None),\n"
                         " 'resize refused': (exported, BufferError),\n"
-                        " 'bad shape': (lambda: pyobj.TensorBuf((2, 'x')), TypeError),\n"
-                        " 'bad format': (lambda: pyobj.TensorBuf((2,), 'z'), ValueError),\n"
-                        " 'bad resize': (lambda: pyobj.TensorBuf((2,)).resize([-1]), ValueError)}");
+                        " 'bad shape': (lambda: pyobj.TensorBuf(shape(2) + (object(),)), TypeError),\n"
+                        " 'bad format': (lambda: pyobj.TensorBuf(shape(2), 'z'), ValueError),\n"
+                        " 'bad resize': (lambda: pyobj.TensorBuf(shape(2)).resize(list(shape(-1))), ValueError)}");
 }
 MM_END_TEST

@@ -2,6 +2,7 @@
  * injection (see support.h). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "pysrc.h"
 #include "support.h"
 
@@ -121,6 +122,19 @@ long tu_long(const char *expr)
     if (v == -1 && PyErr_Occurred())
         fail_with_exception(expr);
     return v;
+}
+
+void tu_assert_counted(const char *expr)
+{
+    char call[512];
+    int n = snprintf(call, sizeof call, "ascii(harness.uncounted(%s))[:200]", expr);
+    ck_assert_msg(n > 0 && (size_t)n < sizeof call, "tu_assert_counted: expression too long");
+    PyObject *r = tu_eval(call);
+    const char *found = PyUnicode_AsUTF8(r);
+    ck_assert_msg(found && strcmp(found, "[]") == 0, "the test's inputs %s include objects whose "
+                  "references this Python does not count (immortal, PEP 683): %s", expr,
+                  found ? found : "?");
+    Py_DECREF(r);
 }
 
 Py_ssize_t tu_total_refs(void)

@@ -24,6 +24,11 @@ PyObject *tu_eval(const char *expr);
 /* Evaluates `expr` in tu_ns() as a C long (fails the test if it raises or is not an int). */
 long tu_long(const char *expr);
 
+/* Fails the test if an object of the iterable `expr` (evaluated in tu_ns()) is one whose
+ * references this Python does not count (harness.uncounted: immortal, PEP 683): a test that counts
+ * references to its inputs would not see one leaked to such an object. */
+void tu_assert_counted(const char *expr);
+
 /* sys.gettotalrefcount(): every reference the debug interpreter counts, less this call's own. */
 Py_ssize_t tu_total_refs(void);
 
