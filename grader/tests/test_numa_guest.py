@@ -1,10 +1,10 @@
 """Lab 04 on two NUMA nodes, in a QEMU guest (grader/numa_guest.py) booted once for this module:
 the reference passes every test with node 1 there for real (binding, mbind, move_pages, first
-touch), the skeleton fails them, and the timed two-node metrics skip through the benchmark's own
-gate (both virtual nodes are the same host memory). The guest runs this machine's Debian kernel
-(12's 6.1 and 13's 6.12 alike), whose transparent huge pages are "always" and whose move_pages
-says -EFAULT for untouched pages: the two things that broke lab 04's untouched-page tests before
-they used MADV_NOHUGEPAGE, move_pages' own answer and mincore. Skipped, with the reason, where no
+touch), the skeleton fails them, and the benchmark runs on both nodes (its timed metrics usually
+skip through its own gate: both virtual nodes are the same host memory). The guest runs this
+machine's Debian kernel (12's 6.1 and 13's 6.12 alike), whose transparent huge pages are "always"
+and whose move_pages says -EFAULT for untouched pages: the two things that broke lab 04's
+untouched-page tests before they used MADV_NOHUGEPAGE, move_pages' own answer and mincore. Skipped, with the reason, where no
 guest can be made. The initramfs tests at the end need no download and run everywhere."""
 import gzip
 import json
@@ -70,13 +70,18 @@ def test_skeleton_fails_on_two_nodes(guest):
     assert tests and all(v["score"] == 0 for v in tests.values())
 
 
-def test_timed_metrics_skip_through_the_gate(guest):
+def test_benchmark_sees_two_nodes_and_scores_the_plan(guest):
+    """The benchmark runs on both nodes: its deterministic plan_score gets full marks, and each
+    timed metric is measured or skipped by its own gate, never for want of a second node. Which
+    of the two a timed metric gets is the gate's call on this run's timings (both virtual nodes
+    are the same host memory, so it usually finds no penalty; under TCG on a busy host, a
+    4-of-7-rounds "penalty" from noise was seen once): not asserted."""
     items = results(guest, "solution")
     for m in TIMED:
-        out = items[f"performance: {m}"].get("output", "")
-        assert out.startswith("SKIPPED"), (m, out[:300])
-        assert "no remote-memory penalty" in out, (m, out[:300])
+        item = items[f"performance: {m}"]
+        out = item.get("output", "")
         assert "needs 2 NUMA nodes" not in out, (m, out[:300])
+        assert "status" in item or "no remote-memory penalty" in out, (m, out[:300])
     assert items["performance: plan_score"]["score"] == items["performance: plan_score"]["max_score"]
 
 
