@@ -4,8 +4,9 @@ touch), the skeleton fails them, and the benchmark runs on both nodes (its timed
 skip through its own gate: both virtual nodes are the same host memory). The guest runs this
 machine's Debian kernel (12's 6.1 and 13's 6.12 alike), whose transparent huge pages are "always"
 and whose move_pages says -EFAULT for untouched pages: the two things that broke lab 04's
-untouched-page tests before they used MADV_NOHUGEPAGE, move_pages' own answer and mincore. Skipped, with the reason, where no
-guest can be made. The initramfs tests at the end need no download and run everywhere."""
+untouched-page tests before they used MADV_NOHUGEPAGE, move_pages' own answer and mincore.
+Skipped, with the reason, where no guest can be made. The initramfs tests at the end need no
+download and run everywhere."""
 import gzip
 import json
 import lzma
