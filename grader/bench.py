@@ -247,6 +247,14 @@ def _pairs_disagree(lab: Lab, mine: list[Run], refs: list[Run]) -> bool:
     return False
 
 
+def paired_here(lab: Lab, skips: list[str | None] | None = None) -> bool:
+    """Whether the lab has a metric scored against the reference that this machine can measure:
+    then, and only then, the reference's benchmark runs beside yours. skips: hw.skip of each of
+    lab.metrics, when the caller has them."""
+    skips = skips if skips is not None else [hw.skip(lab, m) for m in lab.metrics]
+    return any(m.vs_reference and not s for m, s in zip(lab.metrics, skips))
+
+
 def run_bench(lab: Lab, binary: str, run_name: str, reference: str | None = None) -> BenchResult:
     """Runs and scores the benchmark. `reference`: the reference solution's benchmark binary;
     when given and the lab has timed metrics this machine can measure, both run ROUNDS times
@@ -257,7 +265,7 @@ def run_bench(lab: Lab, binary: str, run_name: str, reference: str | None = None
         return BenchResult([Item(lab.id, "metric", m.name, m.points, status=SKIPPED, output=why,
                                  lasting=True)
                             for m, why in zip(lab.metrics, skips)])
-    paired = reference and any(m.vs_reference and not s for m, s in zip(lab.metrics, skips))
+    paired = reference and paired_here(lab, skips)
     if not paired:
         run = run_once(lab, binary, run_name)
         return BenchResult([score_metric(lab, m, run.report, run.why_none) for m in lab.metrics],

@@ -140,8 +140,7 @@ class Grading:
         reference is at hand (variants.reference_root()) and the lab has timed metrics that
         this machine can measure (lab 12's GPU metrics need no reference where there is none)."""
         root = variants.reference_root()
-        timed = [m for m in lab.metrics if m.vs_reference and not hw.skip(lab, m)]
-        if not timed or not os.path.isdir(os.path.join(root, lab.slug)):
+        if not bench.paired_here(lab) or not os.path.isdir(os.path.join(root, lab.slug)):
             return None
         if os.path.realpath(self.submission) == os.path.realpath(root):
             return os.path.join(built.out_dir, "bench")
