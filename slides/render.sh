@@ -3,6 +3,7 @@
 # build/slides/, with the Marp CLI version pinned in slides/package.json. No browser needed.
 # The decks' figures (slides/figures/*.svg, referenced as figures/NAME.svg) are embedded in the
 # HTML as data: URIs, and also copied to build/slides/figures/ so that the plain references work.
+# Then, where a Chromium is installed, checks that no slide's content runs off its page.
 # Usage: bash slides/render.sh        (or: make slides)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -27,7 +28,7 @@ for deck in slides/*.md; do
   name=$(basename "$deck" .md)
   [ "$name" = README ] && continue
   out="build/slides/$name.html"
-  npx --no-install --prefix slides marp --html --allow-local-files -o "$out" "$deck"
+  npx --no-install --prefix slides marp -c slides/marprc.yml --html --allow-local-files -o "$out" "$deck"
   written+=("$out")
 done
 
@@ -61,3 +62,12 @@ if [ ${#written[@]} -eq 0 ]; then
 fi
 echo "mlmem: wrote ${#written[@]} deck(s), open them in any browser (they work offline):"
 printf '  %s\n' "${written[@]}"
+
+# Every slide must fit its page (slides/check-fit.cjs); that needs a Chromium, which the decks
+# themselves do not: without one the check is skipped, with the reason.
+browser=${CHROME_PATH:-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}
+if [ -z "$browser" ]; then
+  echo "mlmem: no Chromium found (or CHROME_PATH): did not check that every slide fits its page" >&2
+else
+  node slides/check-fit.cjs "$browser" "${written[@]}"
+fi

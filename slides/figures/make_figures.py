@@ -867,6 +867,54 @@ def lab11_arenas():
           "made and freed")
 
 
+# ---------------------------------------------------------------- lab 12
+
+def lab12_bank_columns():
+    """A warp reads column 0 of a 32 x 32 float tile and of a 32 x 33 one (handout 2.3: word w
+    is in bank w mod 32; the padded row is 33 words, so row r's column 0 is in bank r)."""
+    W, H = 1100, 600
+    cell, gap, top = 11, 1, 128
+    p = [text(W / 2, 32, "One warp reads one tile column: lane r reads row r, column 0", 20,
+              "middle", weight="bold")]
+
+    def tile(gx, cols, title, sub, colour, colour_l, verdict):
+        step = cell + gap
+        p.append(text(gx + cols * step / 2, top - 52, title, 19, "middle", weight="bold",
+                      family=MONO))
+        p.append(text(gx + cols * step / 2, top - 28, sub, 15, "middle"))
+        for r in range(32):
+            for c in range(cols):
+                bank = (r * cols + c) % 32
+                if c == 0:
+                    fill = colour
+                elif c == 32:
+                    fill = "white"          # the padding word: never read
+                elif bank == 0:
+                    fill = RED_L            # the other words of bank 0
+                else:
+                    fill = LIGHT
+                p.append(rect(gx + c * step, top + r * step, cell, cell, fill=fill,
+                              stroke=GREY if c == 32 else "none", sw=0.6,
+                              dash="2,2" if c == 32 else None))
+        p.append(text(gx - 8, top + 9, "lane 0", 12, "end", fill=GREY))
+        p.append(text(gx - 8, top + 31 * step + 9, "lane 31", 12, "end", fill=GREY))
+        p.append(text(gx + cols * step / 2, top + 32 * step + 30, verdict, 17, "middle",
+                      fill=colour, weight="bold"))
+
+    tile(120, 32, "__shared__ float tile[32][32]", "row r, column 0 is word 32·r: bank 0 for "
+         "every lane", RED, RED_L, "32 lanes, 1 bank: 32 wavefronts")
+    tile(640, 33, "__shared__ float tile[32][33]", "row r, column 0 is word 33·r: bank r",
+         GREEN, GREEN_L, "32 lanes, 32 banks: 1 wavefront")
+    p.append(text(640 + 32 * 12 + 6, top - 6, "pad", 12, "middle", fill=GREY))
+    p.append(text(W / 2, H - 34, "Shared memory: 32 banks of 4 bytes, word w in bank w mod 32. "
+                  "Pink: the other words of bank 0, a diagonal once rows are 33 words.", 14, "middle", fill=GREY))
+    p.append(text(W / 2, H - 14, "The row stores that fill the tile touch 32 banks either way: "
+                  "the unpadded tile averages (1 + 32) / 2 = 16.5 wavefronts per request "
+                  "(handout 2.3).", 14, "middle", fill=GREY))
+    write("lab12-gpu-memory.svg", W, H, p, "Bank conflicts of a tile column, with and without "
+          "padding")
+
+
 def main():
     lab01_mesi_pingpong()
     lab01_padded_vs_packed()
@@ -881,6 +929,7 @@ def main():
     lab09_block_tables()
     lab10_roofline()
     lab11_arenas()
+    lab12_bank_columns()
 
 
 if __name__ == "__main__":
