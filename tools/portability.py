@@ -135,20 +135,41 @@ def fmt(part: tuple | None) -> str:
     return f"{score:g}/{most:g}" + (f" ({skipped:g} skipped)" if skipped else "")
 
 
+HEADER = ["| platform | run | build | unit tests | metrics | s | note |",
+          "|----------|-----|-------|------------|---------|---|------|"]
+
+
+def row(c: Cell) -> str:
+    """One line of the table."""
+    return (f"| {c.platform} | {c.what} | {c.build} | {fmt(c.tests)} | {fmt(c.metrics)} "
+            f"| {'' if c.seconds is None else c.seconds} | {c.note} |")
+
+
 def render(cells: list[Cell]) -> str:
     """The table in Markdown: one row per platform and lab."""
-    rows = ["| platform | run | build | unit tests | metrics | s | note |",
-            "|----------|-----|-------|------------|---------|---|------|"]
-    for c in cells:
-        rows.append(f"| {c.platform} | {c.what} | {c.build} | {fmt(c.tests)} | {fmt(c.metrics)} "
-                    f"| {'' if c.seconds is None else c.seconds} | {c.note} |")
-    return "\n".join(rows) + "\n"
+    return "\n".join(HEADER + [row(c) for c in cells]) + "\n"
 
 
-def page(cells: list[Cell], date: str, host: str) -> str:
+def merged(earlier: list[str], cells: list[Cell]) -> list[str]:
+    """The table's rows after this run: each earlier row (a line, kept as it is) that this run
+    did not redo, and this run's rows, each where its platform's rows are (new platforms last).
+    A row is named by its platform and run, its first two cells."""
+    def key(line: str) -> tuple[str, str]:
+        cols = [c.strip() for c in line.strip().strip("|").split("|")]
+        return (cols[0], cols[1] if len(cols) > 1 else "")
+    new = {(c.platform, c.what): row(c) for c in cells}
+    rows = [line for line in earlier if key(line) not in new]
+    for (plat, _), line in new.items():
+        at = max((i + 1 for i, r in enumerate(rows) if key(r)[0] == plat), default=len(rows))
+        rows.insert(at, line)
+    return rows
+
+
+def page(rows: list[str], date: str, host: str) -> str:
     """docs/portability.md: what was run, where, when, and the table."""
     return (f"# Portability: the labs on the machines students bring\n\n"
-            f"Made by `make portability` on {date}, on {host}. Each platform grades, from a clone:\n"
+            f"Made by `make portability`, last on {date}, on {host}; a run replaces the rows it\n"
+            f"redoes and keeps the others. Each platform grades, from a clone:\n"
             f"the quick start (`make lab01 && make grade`: the skeleton, 0 points expected) and\n"
             f"every lab's reference (`make grade SUBMISSION=solutions LAB=NN`). The roots are bare\n"
             f"`debootstrap --variant=minbase` Debian; arm64 runs under qemu-user, where timed\n"
@@ -157,22 +178,41 @@ def page(cells: list[Cell], date: str, host: str) -> str:
             f"`--cap-add=SYS_NICE --security-opt seccomp=unconfined`. Skipped points are hardware\n"
             f"or permissions a platform lacks, with the reason in each lab's log; `s` is the run's\n"
             f"wall time in seconds.\n\n"
-            + render(cells))
+            + "\n".join(HEADER + rows) + "\n")
 
 
 NOTES = "## Notes by platform"
 
 
+def _page_text(path: str) -> str:
+    """The page at path as it is ('' if there is none)."""
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
 def kept_notes(path: str) -> str:
     """The hand-written part of the page at path, from its NOTES heading on ('' if none): a new
     table replaces what is above it, never the notes."""
-    try:
-        with open(path) as f:
-            text = f.read()
-    except OSError:
-        return ""
+    text = _page_text(path)
     at = text.find("\n" + NOTES)
     return text[at:] if at >= 0 else ""
+
+
+def earlier_rows(path: str) -> list[str]:
+    """The rows of the table on the page at path (the lines after its header, up to the first
+    line that is not a row); [] if there is none."""
+    lines = _page_text(path).split("\n" + NOTES)[0].splitlines()
+    if HEADER[0] not in lines:
+        return []
+    rows = []
+    for line in lines[lines.index(HEADER[0]) + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append(line)
+    return rows
 
 
 class Runner:
@@ -325,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
         print(render([c for c in cells if c.platform == name]), flush=True)
     date = datetime.date.today().isoformat()
     host = f"{platform.machine()} Linux {platform.release().split('-')[0]}, {os.cpu_count()} CPUs"
-    text = page(cells, date, host)
+    text = page(merged(earlier_rows(args.out), cells), date, host)
     print(text)
     text += kept_notes(args.out)
     with open(args.out, "w") as f:

@@ -126,7 +126,25 @@ def test_table_has_one_row_per_run():
     assert len(rows) == 4
     assert "| debian12-amd64 | lab 04 | ok | 47/60 (13 skipped) | 12/30 (18 skipped) | 6 |" in rows[2]
     assert rows[3].startswith("| debian12-arm64 | lab 10 | FAIL | - | - |")
-    assert "2026-01-01" in p.page(cells, "2026-01-01", "x86_64")
+    assert "2026-01-01" in p.page(rows[2:], "2026-01-01", "x86_64")
+
+
+def test_a_run_replaces_its_rows_and_keeps_the_others(tmp_path):
+    p = portability()
+    earlier = p.page(["| debian12-amd64 | lab 01 | ok | 40/40 | 30/30 | 9 |  |",
+                      "| debian12-amd64 | lab 12 | FAIL | - | - | 3 | old |",
+                      "| container-amd64 | lab 01 | ok | 40/40 | 0/30 (30 skipped) | 5 |  |"],
+                     "2026-01-01", "x86_64") + "\n## Notes by platform\n\n| not | a row |\n"
+    path = tmp_path / "portability.md"
+    path.write_text(earlier)
+    rows = p.merged(p.earlier_rows(str(path)),
+                    [p.Cell("debian12-amd64", "lab 12", "ok", (50, 50, 0), (40, 52, 12), 8),
+                     p.Cell("debian12-arm64", "lab 12", "ok", (50, 50, 0), (40, 52, 12), 59)])
+    assert [r.split("|")[1:3] for r in rows] == [
+        [" debian12-amd64 ", " lab 01 "], [" debian12-amd64 ", " lab 12 "],
+        [" container-amd64 ", " lab 01 "], [" debian12-arm64 ", " lab 12 "]]
+    assert "| 50/50 | 40/52 (12 skipped) | 8 |" in rows[1] and "old" not in "".join(rows)
+    assert p.earlier_rows(str(tmp_path / "none.md")) == []
 
 
 def test_a_new_table_keeps_the_notes(tmp_path):
