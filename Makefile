@@ -36,7 +36,8 @@ help:
 	@echo "  make numa-guest [SUBMISSION=dir]  grade lab 04 in a two-NUMA-node QEMU guest (one-node"
 	@echo "                             machines; KVM if it works, else emulated; the kernel is fetched once)"
 	@echo "  make plots [LAB=NN]        PNG plots from your own benchmark runs (build/plots/)"
-	@echo "  make slides                render the slide decks to HTML (build/slides/, opens offline)"
+	@echo "  make slides                render the slide decks to HTML (build/slides/, opens offline);"
+	@echo "                             with a Chromium, also checks that every slide fits its page"
 	@echo
 	@echo "Course staff and maintainers"
 	@echo "  make test [LAB=NN]         the project's own tests: grader, skeletons fail, solutions pass,"
