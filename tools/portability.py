@@ -150,19 +150,25 @@ def render(cells: list[Cell]) -> str:
     return "\n".join(HEADER + [row(c) for c in cells]) + "\n"
 
 
+def _key(line: str) -> tuple[str, str]:
+    """A row's name: its platform and its run, the first two cells."""
+    cols = [c.strip() for c in line.strip().strip("|").split("|")]
+    return (cols[0], cols[1] if len(cols) > 1 else "")
+
+
+def _run_order(run: str) -> tuple[int, str]:
+    """Within a platform: the dev container's start, the quick start, then the labs in order."""
+    return (0 if run.startswith("devcontainer") else 1 if run == "quick start" else 2, run)
+
+
 def merged(earlier: list[str], cells: list[Cell]) -> list[str]:
     """The table's rows after this run: each earlier row (a line, kept as it is) that this run
-    did not redo, and this run's rows, each where its platform's rows are (new platforms last).
-    A row is named by its platform and run, its first two cells."""
-    def key(line: str) -> tuple[str, str]:
-        cols = [c.strip() for c in line.strip().strip("|").split("|")]
-        return (cols[0], cols[1] if len(cols) > 1 else "")
+    did not redo, and this run's rows; platforms in the order they first appear, each one's
+    rows in _run_order."""
     new = {(c.platform, c.what): row(c) for c in cells}
-    rows = [line for line in earlier if key(line) not in new]
-    for (plat, _), line in new.items():
-        at = max((i + 1 for i, r in enumerate(rows) if key(r)[0] == plat), default=len(rows))
-        rows.insert(at, line)
-    return rows
+    rows = [line for line in earlier if _key(line) not in new] + list(new.values())
+    platforms = list(dict.fromkeys(_key(r)[0] for r in rows))
+    return sorted(rows, key=lambda r: (platforms.index(_key(r)[0]), _run_order(_key(r)[1])))
 
 
 def page(rows: list[str], date: str, host: str) -> str:
@@ -172,8 +178,10 @@ def page(rows: list[str], date: str, host: str) -> str:
             f"redoes and keeps the others. Each platform grades, from a clone:\n"
             f"the quick start (`make lab01 && make grade`: the skeleton, 0 points expected) and\n"
             f"every lab's reference (`make grade SUBMISSION=solutions LAB=NN`). The roots are bare\n"
-            f"`debootstrap --variant=minbase` Debian; arm64 runs under qemu-user, where timed\n"
-            f"metrics are expected to skip. `container-amd64` is the dev container\n"
+            f"`debootstrap --variant=minbase` Debian; arm64 runs under qemu-user, where builds\n"
+            f"and tests are real but timings are the emulator's (a metric timed against another\n"
+            f"run's may still pass its gate) and every grade says NOT FOR CREDIT.\n"
+            f"`container-amd64` is the dev container\n"
             f"(`.devcontainer/`, `devcontainer up` then `devcontainer exec`), with its\n"
             f"`--cap-add=SYS_NICE --security-opt seccomp=unconfined`. Skipped points are hardware\n"
             f"or permissions a platform lacks, with the reason in each lab's log; `s` is the run's\n"

@@ -139,11 +139,13 @@ def test_a_run_replaces_its_rows_and_keeps_the_others(tmp_path):
     path.write_text(earlier)
     rows = p.merged(p.earlier_rows(str(path)),
                     [p.Cell("debian12-amd64", "lab 12", "ok", (50, 50, 0), (40, 52, 12), 8),
+                     p.Cell("debian12-amd64", "quick start", "ok", (0, 40, 0), (0, 30, 0), 9),
                      p.Cell("debian12-arm64", "lab 12", "ok", (50, 50, 0), (40, 52, 12), 59)])
     assert [r.split("|")[1:3] for r in rows] == [
-        [" debian12-amd64 ", " lab 01 "], [" debian12-amd64 ", " lab 12 "],
-        [" container-amd64 ", " lab 01 "], [" debian12-arm64 ", " lab 12 "]]
-    assert "| 50/50 | 40/52 (12 skipped) | 8 |" in rows[1] and "old" not in "".join(rows)
+        [" debian12-amd64 ", " quick start "], [" debian12-amd64 ", " lab 01 "],
+        [" debian12-amd64 ", " lab 12 "], [" container-amd64 ", " lab 01 "],
+        [" debian12-arm64 ", " lab 12 "]]
+    assert "| 50/50 | 40/52 (12 skipped) | 8 |" in rows[2] and "old" not in "".join(rows)
     assert p.earlier_rows(str(tmp_path / "none.md")) == []
 
 
