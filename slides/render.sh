@@ -28,7 +28,8 @@ for deck in slides/*.md; do
   name=$(basename "$deck" .md)
   [ "$name" = README ] && continue
   out="build/slides/$name.html"
-  npx --no-install --prefix slides marp -c slides/marprc.yml --html --allow-local-files -o "$out" "$deck"
+  npx --no-install --prefix slides marp -c slides/marprc.yml --html --allow-local-files \
+    -o "$out" "$deck"
   written+=("$out")
 done
 
@@ -65,7 +66,8 @@ printf '  %s\n' "${written[@]}"
 
 # Every slide must fit its page (slides/check-fit.cjs); that needs a Chromium, which the decks
 # themselves do not: without one the check is skipped, with the reason.
-browser=${CHROME_PATH:-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}
+browser=${CHROME_PATH:-$(command -v chromium || command -v chromium-browser ||
+  command -v google-chrome || true)}
 if [ -z "$browser" ]; then
   echo "mlmem: no Chromium found (or CHROME_PATH): did not check that every slide fits its page" >&2
 else

@@ -877,7 +877,7 @@ def lab12_bank_columns():
     p = [text(W / 2, 32, "One warp reads one tile column: lane r reads row r, column 0", 20,
               "middle", weight="bold")]
 
-    def tile(gx, cols, title, sub, colour, colour_l, verdict):
+    def tile(gx, cols, title, sub, colour, verdict):
         step = cell + gap
         p.append(text(gx + cols * step / 2, top - 52, title, 19, "middle", weight="bold",
                       family=MONO))
@@ -902,12 +902,13 @@ def lab12_bank_columns():
                       fill=colour, weight="bold"))
 
     tile(120, 32, "__shared__ float tile[32][32]", "row r, column 0 is word 32·r: bank 0 for "
-         "every lane", RED, RED_L, "32 lanes, 1 bank: 32 wavefronts")
+         "every lane", RED, "32 lanes, 1 bank: 32 wavefronts")
     tile(640, 33, "__shared__ float tile[32][33]", "row r, column 0 is word 33·r: bank r",
-         GREEN, GREEN_L, "32 lanes, 32 banks: 1 wavefront")
+         GREEN, "32 lanes, 32 banks: 1 wavefront")
     p.append(text(640 + 32 * 12 + 6, top - 6, "pad", 12, "middle", fill=GREY))
     p.append(text(W / 2, H - 34, "Shared memory: 32 banks of 4 bytes, word w in bank w mod 32. "
-                  "Pink: the other words of bank 0, a diagonal once rows are 33 words.", 14, "middle", fill=GREY))
+                  "Pink: the other words of bank 0, a diagonal once rows are 33 words.", 14,
+                  "middle", fill=GREY))
     p.append(text(W / 2, H - 14, "The row stores that fill the tile touch 32 banks either way: "
                   "the unpadded tile averages (1 + 32) / 2 = 16.5 wavefronts per request "
                   "(handout 2.3).", 14, "middle", fill=GREY))
