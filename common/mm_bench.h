@@ -47,7 +47,7 @@ MM_MUST_CHECK int mm_bench_gated_ratio(const mm_bench_case_t *base, const mm_ben
                          const mm_bench_case_t *yours, unsigned warmup, unsigned reps,
                          double min_contrast, mm_bench_gated_t *g);
 
-/* Median of v[0..n) (n >= 1); reorders v. */
+/* Median of v[0..n) (n >= 1); sorts v in place, ascending (its quantiles are then v[k]). */
 double mm_median(double *v, size_t n);
 
 /* Where the report goes: the file named by MLMEM_BENCH_JSON (set by the grader, so that text the

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench_gpu.h"
+#include "cases.h"
 #include "gpu_driver.h"
 #include "gpu_memory.h"
 #include "mm_bench.h"
@@ -91,12 +92,6 @@ static int gpu_open(gpu_t *g, const void *image, char *dev_name, size_t name_len
     return 0;
 }
 
-void bench_fill(float *v, size_t n, unsigned seed)
-{
-    for (size_t i = 0; i < n; i++)
-        v[i] = (float)((i * 2654435761u + seed) % 16);
-}
-
 /* The case's host buffers (in_n, ids_n, out_n set): 0 or -ENOMEM. */
 static int host_alloc(gcase_t *c)
 {
@@ -122,10 +117,7 @@ static int case_transpose(gcase_t *c, int sms)
     c->bytes = 2.0 * (double)(c->out_n * sizeof(float));
     if (host_alloc(c))
         return -ENOMEM;
-    for (size_t m = 0; m < B; m++)
-        for (size_t r = 0; r < R; r++)
-            for (size_t k = 0; k < C; k++)
-                c->want[(m * C + k) * R + r] = c->in[(m * R + r) * C + k];
+    oracle_transpose(c->in, c->want, B, R, C);
     c->params[0] = &c->d_in, c->params[1] = &c->d_out;
     c->params[2] = &c->arg[0], c->params[3] = &c->arg[1];
     return 0;
@@ -143,12 +135,7 @@ static int case_row_sum(gcase_t *c, int sms)
     c->bytes = (double)(c->in_n + c->out_n) * sizeof(float);
     if (host_alloc(c))
         return -ENOMEM;
-    for (size_t r = 0; r < R; r++) {
-        double s = 0;
-        for (size_t k = 0; k < C; k++)
-            s += c->in[r * C + k];
-        c->want[r] = (float)s;
-    }
+    oracle_row_sum(c->in, c->want, R, C);
     c->params[0] = &c->d_in, c->params[1] = &c->d_out, c->params[2] = &c->arg[0];
     return 0;
 }
@@ -168,10 +155,7 @@ static int case_gather(gcase_t *c, int sms)
     c->bytes = (double)((2 * n + N) * sizeof(float));
     if (host_alloc(c))
         return -ENOMEM;
-    for (size_t i = 0; i < N; i++) {
-        c->ids[i] = (int)((i * 7919u + 13u) % V);
-        memcpy(c->want + i * D, c->in + (size_t)c->ids[i] * D, D * sizeof(float));
-    }
+    gather_case(c->in, V, D, c->ids, N, c->want);
     c->params[0] = &c->d_in, c->params[1] = &c->d_ids, c->params[2] = &c->d_out;
     c->params[3] = &c->arg[0], c->params[4] = &c->arg[1];
     return 0;
@@ -232,12 +216,6 @@ static int one_round(gpu_t *g, gcase_t *c, CUfunction f, double t[2], char *why,
     return 0;
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The rounds of one case and its metric: failed on a fault or a wrong output, skipped when the
  * copy's times spread more than MAX_SPREAD (something else used the GPU), else measured. */
 static void time_case(mm_json_t *j, gpu_t *g, gcase_t *c, CUfunction f)
@@ -256,11 +234,8 @@ static void time_case(mm_json_t *j, gpu_t *g, gcase_t *c, CUfunction f)
             ratio[r - WARMUP] = (c->bytes / t[1]) / (copy_bw / t[0]);
         }
     }
-    double q[ROUNDS];
-    memcpy(q, copy, sizeof q);
-    qsort(q, ROUNDS, sizeof q[0], by_value);
-    double spread = q[3 * ROUNDS / 4] / q[ROUNDS / 4], tc = mm_median(copy, ROUNDS);
-    double tk = mm_median(kern, ROUNDS);
+    double tc = mm_median(copy, ROUNDS), tk = mm_median(kern, ROUNDS);   /* both now sorted */
+    double spread = copy[3 * ROUNDS / 4] / copy[ROUNDS / 4];
     if (spread > MAX_SPREAD) {
         mm_bench_skipf(j, c->metric, "the device-to-device copy's times varied by %.2fx between "
                        "quartiles (gate: %.2fx): the GPU was busy with other work", spread,

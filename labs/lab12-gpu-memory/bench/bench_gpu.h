@@ -12,10 +12,6 @@
  * timed, for the info object. Runs before any of your code runs on the CPU. */
 void bench_gpu(mm_json_t *j, char *name, size_t n);
 
-/* v[0..n) set to whole numbers 0..15 by seed: any order of adding up to 2^20 of them gives the
- * same float. */
-void bench_fill(float *v, size_t n, unsigned seed);
-
 /* The device code of your src/kernels.cu (nvcc -fatbin, built in the sandbox; gpu_image.c), its
  * length (0: none), and what nvcc said ("ok", its errors, or why it did not run). */
 const void *gpu_image(size_t *len);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "mm_aligned.h"
 #include "bench_gpu.h"
+#include "cases.h"
 #include "mm_bench.h"
 #include "gpu_memory.h"
 
@@ -76,10 +77,7 @@ static void bench_transpose(mm_json_t *j, buffers_t *b, kemu_stats_t *st)
     char why[256], detail[512];
     bench_fill(b->in, n, 1);
     poison(b->out, n);
-    for (size_t m = 0; m < T_BATCH; m++)
-        for (size_t r = 0; r < T_ROWS; r++)
-            for (size_t c = 0; c < T_COLS; c++)
-                b->want[(m * T_COLS + c) * T_ROWS + r] = b->in[(m * T_ROWS + r) * T_COLS + c];
+    oracle_transpose(b->in, b->want, T_BATCH, T_ROWS, T_COLS);
     int rc = gm_run_transpose(b->in, b->out, T_BATCH, T_ROWS, T_COLS, st);
     if (unusable(rc, st, b->out, b->want, n, why, sizeof why)) {
         mm_bench_fail_all(j, names, "gm_transpose: %s", why);
@@ -100,12 +98,7 @@ static void bench_row_sum(mm_json_t *j, buffers_t *b, kemu_stats_t *st)
     char why[256], detail[512];
     bench_fill(b->in, (size_t)R_ROWS * R_COLS, 2);
     poison(b->out, R_ROWS);
-    for (size_t r = 0; r < R_ROWS; r++) {
-        double s = 0;
-        for (size_t c = 0; c < R_COLS; c++)
-            s += b->in[r * R_COLS + c];
-        b->want[r] = (float)s;
-    }
+    oracle_row_sum(b->in, b->want, R_ROWS, R_COLS);
     int rc = gm_run_row_sum(b->in, b->out, R_ROWS, R_COLS, st);
     if (unusable(rc, st, b->out, b->want, R_ROWS, why, sizeof why)) {
         mm_bench_failf(j, "reduce_barriers", "gm_row_sum: %s", why);
@@ -122,10 +115,7 @@ static void bench_gather(mm_json_t *j, buffers_t *b, kemu_stats_t *st)
     char why[256], detail[512];
     bench_fill(b->in, (size_t)G_VOCAB * G_DIM, 3);
     poison(b->out, (size_t)G_IDS * G_DIM);
-    for (size_t i = 0; i < G_IDS; i++) {
-        b->ids[i] = (int)((i * 7919u + 13u) % G_VOCAB);
-        memcpy(b->want + i * G_DIM, b->in + (size_t)b->ids[i] * G_DIM, G_DIM * sizeof(float));
-    }
+    gather_case(b->in, G_VOCAB, G_DIM, b->ids, G_IDS, b->want);
     int rc = gm_run_gather(b->in, G_VOCAB, b->ids, b->out, G_IDS, G_DIM, st);
     if (unusable(rc, st, b->out, b->want, (size_t)G_IDS * G_DIM, why, sizeof why)) {
         mm_bench_failf(j, "gather_sectors", "gm_gather: %s", why);
