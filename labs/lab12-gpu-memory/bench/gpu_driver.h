@@ -36,9 +36,7 @@ typedef struct CUstream_st *CUstream;
     X(cuDeviceGetAttribute, (int *v, CUdevice_attribute a, CUdevice d))                     \
     X(cuDevicePrimaryCtxRetain, (CUcontext * c, CUdevice d))                                \
     X(cuCtxSetCurrent, (CUcontext c))                                                       \
-    X(cuCtxSynchronize, (void))                                                             \
     X(cuModuleLoadData, (CUmodule * m, const void *image))                                  \
-    X(cuModuleUnload, (CUmodule m))                                                         \
     X(cuModuleGetFunction, (CUfunction * f, CUmodule m, const char *name))                  \
     X(cuMemAlloc_v2, (CUdeviceptr * p, size_t n))                                           \
     X(cuMemFree_v2, (CUdeviceptr p))                                                        \
@@ -50,7 +48,6 @@ typedef struct CUstream_st *CUstream;
     X(cuEventRecord, (CUevent e, CUstream s))                                               \
     X(cuEventSynchronize, (CUevent e))                                                      \
     X(cuEventElapsedTime_v2, (float *ms, CUevent from, CUevent to))                         \
-    X(cuEventDestroy_v2, (CUevent e))                                                       \
     X(cuLaunchKernel, (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,    \
                        unsigned by, unsigned bz, unsigned shared, CUstream s, void **params, \
                        void **extra))
