@@ -32,22 +32,11 @@ def test_lab_toml_matches_test_sources(slug):
 CUDA_SOURCE = re.compile(r"^\s*#\s*include\s*<cuda_runtime(_api)?\.h>", re.M)
 
 
-def emulated_kernels(path: str) -> set[str]:
-    """The editable .cu files a lab's lab.mk compiles only for the host's kernel emulator (a rule
-    for obj/%.cu-emu.o, and none with nvcc): they need neither the CUDA runtime nor a GPU. Lab
-    12's are also built by nvcc and timed on a GPU: CUDA code."""
-    mk = os.path.join(path, "lab.mk")
-    text = open(mk).read() if os.path.isfile(mk) else ""
-    if ".cu-emu.o" not in text or "$(NVCC)" in text:
-        return set()
-    return {os.path.basename(f) for f in labs.load(os.path.basename(path)).editable
-            if f.endswith(".cu")}
-
-
 def has_cuda_code(path: str) -> bool:
+    """Kernels (lab 12's run on the kernel emulator too, but nvcc builds them for a GPU) or the
+    CUDA runtime's header in the lab's src/."""
     src = os.path.join(path, "src")
-    files = [os.path.join(src, f) for f in sorted(os.listdir(src))
-             if f not in emulated_kernels(path)]
+    files = [os.path.join(src, f) for f in sorted(os.listdir(src))]
     return any(f.endswith(".cu") or (f.endswith(".c") and CUDA_SOURCE.search(open(f).read()))
                for f in files)
 
