@@ -192,27 +192,18 @@ def page(rows: list[str], date: str, host: str) -> str:
 NOTES = "## Notes by platform"
 
 
-def _page_text(path: str) -> str:
-    """The page at path as it is ('' if there is none)."""
-    try:
-        with open(path) as f:
-            return f.read()
-    except OSError:
-        return ""
-
-
 def kept_notes(path: str) -> str:
     """The hand-written part of the page at path, from its NOTES heading on ('' if none): a new
     table replaces what is above it, never the notes."""
-    text = _page_text(path)
+    text = _read(path)
     at = text.find("\n" + NOTES)
-    return text[at:] if at >= 0 else ""
+    return text[at:] + "\n" if at >= 0 else ""
 
 
 def earlier_rows(path: str) -> list[str]:
     """The rows of the table on the page at path (the lines after its header, up to the first
     line that is not a row); [] if there is none."""
-    lines = _page_text(path).split("\n" + NOTES)[0].splitlines()
+    lines = _read(path).split("\n" + NOTES)[0].splitlines()
     if HEADER[0] not in lines:
         return []
     rows = []
