@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -13,6 +14,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, ROOT)
 
 from grader import labs, sandbox, variants  # noqa: E402
+
+# The nvcc the build would use (common/flags.mk: CUDA_HOME's, else PATH's), or None.
+_CUDA_NVCC = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")
+NVCC = _CUDA_NVCC if os.access(_CUDA_NVCC, os.X_OK) else shutil.which("nvcc")
 
 # The graders these tests start take their sandbox uids from a range of their own, so that
 # "nothing left running" looks only at what the tests started.

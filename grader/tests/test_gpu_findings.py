@@ -6,17 +6,14 @@ for real GPUs; the ASan settings CUDA needs reach every CUDA lab's programs; lab
 holds under the address-space limit on any host."""
 import dataclasses
 import os
-import shutil
 import subprocess
 
 import pytest
 
-from conftest import ROOT
+from conftest import NVCC, ROOT
 from grader import build, checkrun, hw, labs, sandbox
 
 LAB05, LAB07 = "lab05-pinned-transfers", "lab07-caching-allocator"
-HAVE_NVCC = bool(shutil.which("nvcc") or os.access(
-    os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc"), os.X_OK))
 
 
 def run(script: str, env: dict | None = None, **kw) -> sandbox.RunResult:
@@ -131,7 +128,7 @@ def test_broken_nvcc_builds_without_gpu_parts(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not HAVE_NVCC, reason="no nvcc")
+@pytest.mark.skipif(not NVCC, reason="no nvcc")
 def test_gpu_code_built_for_ampere_hopper_and_ptx():
     res = subprocess.run(["make", "-s", "-f", "common/flags.mk", "--eval",
                           "x: ; @echo $(NVCC) $(NVCCFLAGS)", "x"], cwd=ROOT, capture_output=True,
@@ -143,7 +140,7 @@ def test_gpu_code_built_for_ampere_hopper_and_ptx():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not HAVE_NVCC, reason="no nvcc: the CUDA labs build without CUDA")
+@pytest.mark.skipif(not NVCC, reason="no nvcc: the CUDA labs build without CUDA")
 @pytest.mark.parametrize("slug", [LAB05, LAB07])
 def test_asan_settings_for_cuda_in_every_program(slug):
     built = build.build(labs.load(slug), os.path.join(ROOT, "solutions"), variant="asan",

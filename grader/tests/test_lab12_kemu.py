@@ -5,20 +5,17 @@ with nvcc for a GPU. Kernels that cheat the emulator are graded in test_integrit
 import ctypes
 import json
 import os
-import shutil
 import subprocess
 
 import pytest
 
-from conftest import ROOT, grade
+from conftest import NVCC, ROOT, grade
 from grader import build, hw, labs
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab("12")]
 
 SLUG = "lab12-gpu-memory"
 LAB = os.path.join(ROOT, "labs", SLUG)
-NVCC = shutil.which("nvcc") or os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"),
-                                            "bin", "nvcc")
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +93,7 @@ def test_emulator_only_code_is_refused(tmp_path, make_variant, before, after, wh
 
 # One compile each, for one real architecture (sm_80: A100), warnings as errors: what the GPU
 # benchmark's nvcc build of a submission needs of the handout's "the same file compiles for a GPU".
-@pytest.mark.skipif(not os.access(NVCC, os.X_OK), reason="no nvcc (CUDA_HOME/bin or PATH)")
+@pytest.mark.skipif(not NVCC, reason="no nvcc (CUDA_HOME/bin or PATH)")
 @pytest.mark.parametrize("tree", ["labs", "solutions"])
 def test_kernels_compile_with_nvcc(tmp_path, tree):
     src = os.path.join(ROOT, tree, SLUG, "src", "kernels.cu")
@@ -152,7 +149,7 @@ def test_gpu_metrics_skip_without_a_gpu(tmp_path):
     assert why in report["info"]["gpu"]
 
 
-@pytest.mark.skipif(not os.access(NVCC, os.X_OK), reason="no nvcc: the benchmark has no GPU image")
+@pytest.mark.skipif(not NVCC, reason="no nvcc: the benchmark has no GPU image")
 @pytest.mark.skipif(not _runtime_loads(), reason="no CUDA runtime library (MLMEM_CUDA=real)")
 def test_gpu_half_against_a_stand_in_driver(tmp_path):
     """The reference as the grader builds it (nvcc's device code made in the sandbox), its bench
