@@ -3,6 +3,7 @@ slurmctld and slurmd on this machine, on ports of its own): six students graded 
 summary, and a test job cancelled while it waits is run again. Skipped, with the reason, where
 Slurm cannot be installed or started."""
 import csv
+import json
 import os
 import shutil
 import socket
@@ -106,8 +107,11 @@ def _class(root: str) -> dict[str, str]:
     crash = {"file": "src/kvcache.c", "old": "int kv_seq_free(kv_cache_t *c, int32_t id)\n{",
              "new": "int kv_seq_free(kv_cache_t *c, int32_t id)\n{\n    *(volatile int *)8 = 1;"}
     sub("eve", [crash])
-    sub("fay", [{**crash, "new": "int kv_seq_free(kv_cache_t *c, int32_t id)\n{\n"
-                                 "    for (volatile int spin = 1; spin;) {}"}])
+    # One test hangs (the first call of test_create_bad_args): it costs one test timeout, so
+    # the timeout can stay far above what the reference's tests need on a loaded machine.
+    hang = "int kv_create(kv_cache_t **out, const kv_config_t *cfg)\n{"
+    sub("fay", [{"file": "src/kvcache.c", "old": hang,
+                 "new": hang + "\n    if (!out) for (volatile int spin = 1; spin;) {}"}])
     return {"ann": "reference", "bob": "reference", "cy": "skeleton", "dee": "naive",
             "eve": "crashes", "fay": "hangs"}
 
@@ -115,6 +119,15 @@ def _class(root: str) -> dict[str, str]:
 def _rows(out: str) -> dict[str, dict]:
     with open(os.path.join(out, "summary.csv")) as f:
         return {r["student"]: r for r in csv.DictReader(f)}
+
+
+def _lost(out: str, student: str) -> list[tuple[str, float, str]]:
+    """(item, score, output) for each item of the student's results.json short of its points:
+    what a failed assertion on a score shows."""
+    with open(os.path.join(out, student, "results.json")) as f:
+        tests = json.load(f)["tests"]
+    return [(t["name"], t["score"], t.get("output", "")[-300:]) for t in tests
+            if t["score"] < t.get("max_score", 0)]
 
 
 def _cancel_when_queued(env: dict, task: int, timeout_s: float = 120) -> str:
@@ -137,7 +150,9 @@ def test_a_class_on_slurm_with_a_killed_job_run_again(slurm, tmp_path):
     submits it again, waits, and merges all six into one summary with the right scores."""
     subs, out = tmp_path / "subs", str(tmp_path / "batch")
     kinds = _class(str(subs))
-    env = {**slurm, **SANDBOX_ENV, "MLMEM_TEST_TIMEOUT_S": "2", "MLMEM_BENCH_TIMEOUT_S": "60"}
+    # The reference's tests take at most 30 ms each: 10 s leaves them a margin of 300 on a
+    # machine that also runs the rest of the suite (at 2 s one was cut off there, once).
+    env = {**slurm, **SANDBOX_ENV, "MLMEM_TEST_TIMEOUT_S": "10", "MLMEM_BENCH_TIMEOUT_S": "60"}
     victim = sorted(kinds)[-1]   # the last array task: queued behind the node's CPUs
     batch = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(subs), "--lab",
                               labs.load(LAB).id, "--engine", "slurm", "--out", out], cwd=ROOT,
@@ -154,6 +169,8 @@ def test_a_class_on_slurm_with_a_killed_job_run_again(slurm, tmp_path):
     for s, kind in kinds.items():
         measured = full - float(rows[s]["not_measured"])
         if kind == "reference":
-            assert float(rows[s]["score"]) == measured, rows[s]
+            assert float(rows[s]["score"]) == measured, (rows[s], _lost(out, s))
         else:
             assert float(rows[s]["score"]) < measured, rows[s]
+    hung = _lost(out, "fay")   # its one hanging test was stopped at the time limit
+    assert any("timeout" in text.lower() for _, _, text in hung), hung
