@@ -19,7 +19,7 @@ def batch(folder, out, *extra, timeout=1200):
     cmd = [sys.executable, "-m", "grader", "batch", str(folder), "--lab", "01", "--jobs", "2",
            "--out", str(out), *extra]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "MLMEM_TEST_TIMEOUT_S": "4", **SANDBOX_ENV})
+                          env={**os.environ, "MLMEM_TEST_TIMEOUT_S": "10", **SANDBOX_ENV})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     with open(os.path.join(out, "summary.csv")) as f:
         return {r["student"]: r for r in csv.DictReader(f)}, proc.stdout
