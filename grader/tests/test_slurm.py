@@ -151,7 +151,7 @@ def test_a_class_on_slurm_with_a_killed_job_run_again(slurm, tmp_path):
     subs, out = tmp_path / "subs", str(tmp_path / "batch")
     kinds = _class(str(subs))
     # The reference's tests take at most 30 ms each: 10 s leaves them a margin of 300 on a
-    # machine that also runs the rest of the suite (at 2 s one was cut off there, once).
+    # machine that also runs the rest of the suite (at 2 s a reference lost a point there, once).
     env = {**slurm, **SANDBOX_ENV, "MLMEM_TEST_TIMEOUT_S": "10", "MLMEM_BENCH_TIMEOUT_S": "60"}
     victim = sorted(kinds)[-1]   # the last array task: queued behind the node's CPUs
     batch = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(subs), "--lab",
