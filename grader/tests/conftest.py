@@ -68,6 +68,12 @@ def grade(submission: str, lab: str | None, out: str, env: dict | None = None,
     return Graded(proc, results)
 
 
+def batch_results(out: str, student: str) -> dict:
+    """The results.json that a batch (`grader batch --out out`) wrote for one student."""
+    with open(os.path.join(out, student, "results.json")) as f:
+        return json.load(f)
+
+
 @pytest.fixture(scope="session")
 def all_labs():
     return [labs.load(s) for s in labs.slugs()]

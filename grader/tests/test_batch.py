@@ -1,7 +1,6 @@
 """Batch grading: a folder of submissions in the shapes students hand them in becomes one
 summary; a submission that hangs is cut off at the time limit and the others are still graded."""
 import csv
-import json
 import os
 import shutil
 import subprocess
@@ -9,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, SANDBOX_ENV, sandbox_leftovers
+from conftest import ROOT, SANDBOX_ENV, batch_results, sandbox_leftovers
 from grader import labs, variants
 
 SLUG = "lab01-cache-lines"
@@ -37,8 +36,7 @@ def test_batch_grades_each_shape(tmp_path):
     (subs / "carol" / "notes.txt").write_text("nothing here")
     rows, out = batch(subs, tmp_path / "out")
     for who in ("alice", "bob"):     # all correctness points; the benchmark ran and was merged
-        with open(tmp_path / "out" / who / "results.json") as f:
-            res = json.load(f)
+        res = batch_results(str(tmp_path / "out"), who)
         tests = [t for t in res["tests"] if "performance" not in t["name"]]
         perf = [t for t in res["tests"] if "performance" in t["name"]]
         assert sum(t["score"] for t in tests) == 40 and len(perf) == 3, (who, res)

@@ -3,14 +3,13 @@ stopped one test timeout (plus a margin) after its last result, a benchmark at i
 never run again. Checked by what was stopped and which limit stopped it, counted, never by the
 wall time (the machine may be busy)."""
 import csv
-import json
 import os
 import subprocess
 import sys
 
 import pytest
 
-from conftest import ROOT, SANDBOX_ENV, sandbox_leftovers
+from conftest import ROOT, SANDBOX_ENV, batch_results, sandbox_leftovers
 from grader import checkrun, sandbox, variants
 
 pytestmark = pytest.mark.slow
@@ -85,8 +84,7 @@ BATCH_TIMEOUT_S = 1800
 
 
 def results(out, who) -> dict[str, dict]:
-    with open(os.path.join(out, who, "results.json")) as f:
-        return {t["name"].split(" / ", 1)[1]: t for t in json.load(f)["tests"]}
+    return {t["name"].split(" / ", 1)[1]: t for t in batch_results(out, who)["tests"]}
 
 
 def test_batch_with_hanging_submissions_stops_each_hang_at_its_limit(tmp_path):

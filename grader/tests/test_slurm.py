@@ -3,7 +3,6 @@ slurmctld and slurmd on this machine, on ports of its own): six students graded 
 summary, and a test job cancelled while it waits is run again. Skipped, with the reason, where
 Slurm cannot be installed or started."""
 import csv
-import json
 import os
 import shutil
 import socket
@@ -14,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, SANDBOX_ENV
+from conftest import ROOT, SANDBOX_ENV, batch_results
 from grader import labs, variants
 
 pytestmark = pytest.mark.slow
@@ -124,10 +123,8 @@ def _rows(out: str) -> dict[str, dict]:
 def _lost(out: str, student: str) -> list[tuple[str, float, str]]:
     """(item, score, output) for each item of the student's results.json short of its points:
     what a failed assertion on a score shows."""
-    with open(os.path.join(out, student, "results.json")) as f:
-        tests = json.load(f)["tests"]
-    return [(t["name"], t["score"], t.get("output", "")[-300:]) for t in tests
-            if t["score"] < t.get("max_score", 0)]
+    return [(t["name"], t["score"], t.get("output", "")[-300:])
+            for t in batch_results(out, student)["tests"] if t["score"] < t.get("max_score", 0)]
 
 
 def _cancel_when_queued(env: dict, task: int, timeout_s: float = 120) -> str:
