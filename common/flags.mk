@@ -12,6 +12,8 @@ CUDA_LIB  := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_
 WARN    := -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wno-sign-conversion
 CFLAGS  := -std=gnu11 -O2 -g -pthread $(WARN) $(if $(filter 1,$(WERROR)),-Werror)
 CPPFLAGS = -MMD -MP -D_GNU_SOURCE
+# Full RELRO: the dynamic linker's tables (the GOT) are read-only once the program starts.
+LDFLAGS += -Wl,-z,relro,-z,now
 # libseccomp and libcrypto: the harness confines code under test and seals its results for the
 # grader (common/mm_confine.c, common/mm_seal.c).
 LDLIBS  := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc) -lnuma -lm \

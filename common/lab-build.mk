@@ -58,7 +58,12 @@ ifeq ($(LAB_CUDA),1)
   LAB_LDLIBS += -ldl
 endif
 
-PROGS := $(OUT)/check_lab $(if $(wildcard $(LABSRC)/bench/*.c),$(OUT)/bench) $(foreach p,$(LAB_PROGS),$(OUT)/$(firstword $(subst =, ,$p)))
+# A lab with a calls.toml runs the student's code in a program of its own (student_lab, made of
+# common/student/, the lab's serve/ code, the calls generated from calls.toml, the student object
+# and the lab's public code); check_lab and bench are the trusted harness and link no student
+# code: they call it across the boundary (common/mm_call_abi.h, common/harness/mm_call.h).
+SPLIT := $(if $(wildcard $(LABSRC)/calls.toml),1)
+PROGS := $(OUT)/check_lab $(if $(wildcard $(LABSRC)/bench/*.c),$(OUT)/bench) $(foreach p,$(LAB_PROGS),$(OUT)/$(firstword $(subst =, ,$p))) $(if $(SPLIT),$(OUT)/student_lab)
 all: $(PROGS)
 
 # The student's code (the C files of EDITABLE) goes into liblab.a as one object that
@@ -92,11 +97,42 @@ $(OUT)/obj/lab-headers.i: $(LAB_HEADERS)
 	$(Q)printf '#include "%s"\n' $^ | \
 	  $(CC) $(filter-out -MMD -MP,$(CPPFLAGS)) $(CFLAGS) -E -x c -o $@ -
 
-$(OUT)/check_lab: $(call lab_objs,tests) $(OUT)/obj/common/mm_ck_main.o $(OUT)/liblab.a $(COMMON_OBJS) $(EMU_OBJS)
+ifeq ($(SPLIT),1)
+# The harness's side: the lab's public code without the student's, and a stub per student call.
+GEN := $(OUT)/gen
+HARNESS_OBJS := $(OUT)/obj/gen/calls_harness.o $(OUT)/obj/common/harness/mm_call.o \
+                $(OUT)/libpublic.a
+# The student's side: no seal, no benchmark timing, no test harness.
+STUDENT_COMMON := $(filter-out %/mm_seal.o %/mm_bench.o %/mm_bench_report.o %/mm_interpose.o,$(COMMON_OBJS))
+SERVE_OBJS := $(OUT)/obj/gen/calls_student.o $(OUT)/obj/common/student/mm_serve.o \
+              $(OUT)/obj/common/student/mm_student_confine.o $(call lab_objs,serve)
+CPPFLAGS += -I$(ROOT)/common/harness -I$(ROOT)/common/student
+PYTHON ?= python3
+
+$(OUT)/libpublic.a: $(filter-out $(STUDENT_OBJS),$(LIB_OBJS)) $(CU_OBJS)
+	@rm -f $@
+	$(Q)$(AR) rcs $@ $^
+
+$(GEN)/calls_harness.c $(GEN)/calls_student.c &: $(LABSRC)/calls.toml $(ROOT)/common/gen-calls.py $(LAB_HEADERS)
+	@mkdir -p $(GEN)
+	$(Q)$(PYTHON) $(ROOT)/common/gen-calls.py $< $(GEN)/calls_harness.c $(GEN)/calls_student.c $(LAB_HEADERS)
+
+$(OUT)/obj/gen/%.o: $(GEN)/%.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(OUT)/student_lab: $(SERVE_OBJS) $(OUT)/liblab.a $(STUDENT_COMMON) $(EMU_OBJS)
+	@echo "  LD      $(notdir $@)"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LAB_LDLIBS) $(LDLIBS)
+else
+HARNESS_OBJS := $(OUT)/liblab.a
+endif
+
+$(OUT)/check_lab: $(call lab_objs,tests) $(OUT)/obj/common/mm_ck_main.o $(HARNESS_OBJS) $(COMMON_OBJS) $(EMU_OBJS)
 	@echo "  LD      $(notdir $@)"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LAB_LDLIBS) $(LDLIBS)
 
-$(OUT)/bench: $(call lab_objs,bench) $(OUT)/liblab.a $(COMMON_OBJS) $(EMU_OBJS)
+$(OUT)/bench: $(call lab_objs,bench) $(HARNESS_OBJS) $(COMMON_OBJS) $(EMU_OBJS)
 	@echo "  LD      $(notdir $@)"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LAB_LDLIBS) $(LDLIBS)
 

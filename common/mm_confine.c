@@ -74,9 +74,7 @@ static int allow_gpu(int ruleset)
            allow(ruleset, "/dev/dri", LANDLOCK_ACCESS_FS_WRITE_FILE);
 }
 
-/* Landlock: writes beneath `writable`, to /dev/null and to the GPU's device files only. 0, 1 (no
- * Landlock here), -errno. */
-static int landlock(const char *writable)
+int mm_landlock(const char *writable)
 {
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
     if (abi < 1)
@@ -169,7 +167,7 @@ int mm_confine(const char *writable, char *why, size_t cap)
         return -EINVAL;
     if (mm_cuda_emulated)
         (void)mm_cuda_emulated();
-    int ll = landlock(writable);
+    int ll = mm_landlock(writable);
     if (ll < 0) {
         snprintf(why, cap, "Landlock failed: %s", strerror(-ll));
         return ll;

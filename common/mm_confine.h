@@ -20,4 +20,8 @@ int mm_confine_wanted(void);
  * when seccomp could not be installed (nothing is confined: the caller must not go on). */
 MM_MUST_CHECK int mm_confine(const char *writable, char *why, size_t cap);
 
+/* Landlock alone: writes beneath `writable`, to /dev/null and to the GPU's device files only.
+ * Returns 0, 1 (no Landlock in this kernel: nothing done), or -errno. */
+MM_MUST_CHECK int mm_landlock(const char *writable);
+
 #endif
