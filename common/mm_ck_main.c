@@ -50,7 +50,7 @@ static const mm_test_t *find_test(const char *name);
 static void fail_test(const char *msg)
 {
     const mm_test_t *t = find_test(current);
-    _ck_assert_failed(t ? t->file : __FILE__, t ? t->line : __LINE__, "Failed", "%s", msg, NULL);
+    _ck_assert_failed(t ? t->file : __FILE__, t ? t->line : __LINE__, "Failed", "%s", msg);
 }
 
 void mm_test_begin(const char *name)

@@ -40,6 +40,7 @@ class Run:
     stderr: str = ""
     timed_out: bool = False
     dropped_bytes: int = 0            # output beyond the sandbox's cap, counted and dropped
+    removed_ipc: list[str] = field(default_factory=list)   # sandbox.RunResult.removed_ipc
 
 
 @dataclass
@@ -64,7 +65,9 @@ class BenchResult:
     def notes(self) -> list[str]:
         """What the score table does not show but results.json should: output dropped."""
         dropped = sum(r.dropped_bytes for r in self.runs)
-        return [f"the benchmark's output was cut: {dropped} more bytes dropped"] if dropped else []
+        removed = [w for r in self.runs for w in r.removed_ipc]
+        return ([f"the benchmark's output was cut: {dropped} more bytes dropped"] if dropped else
+                []) + ([sandbox.ipc_note(removed)] if removed else [])
 
 
 def parse_report(text: str) -> dict | None:
@@ -216,7 +219,7 @@ def run_once(lab: Lab, binary: str, run_name: str, series: bool = True) -> Run:
         why = "the benchmark's report is not one JSON object"
     else:
         why = "the benchmark did not report it"
-    return Run(report, why, res.stderr, res.timed_out, res.dropped_bytes)
+    return Run(report, why, res.stderr, res.timed_out, res.dropped_bytes, res.removed_ipc)
 
 
 def _run_split(binary: str, run_name: str, limits: sandbox.Limits, channel: seal.Channel,
@@ -231,7 +234,8 @@ def _run_split(binary: str, run_name: str, limits: sandbox.Limits, channel: seal
         finally:
             got = channel.received()
     own = pair.student.stdout + pair.student.stderr
-    return replace(pair.trusted, stderr=pair.trusted.stderr + own), got
+    return replace(pair.trusted, stderr=pair.trusted.stderr + own,
+                   removed_ipc=pair.student.removed_ipc), got
 
 
 def _cut_short(lab: Lab, mine: list[Run]) -> BenchResult:

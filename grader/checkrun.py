@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 
 from . import boundary, hidden, hostenv, hw, isolation, sandbox, seal
 from .labs import Lab
@@ -160,6 +161,8 @@ def run_tests(lab: Lab, binary: str, run_name: str, seed: str | None,
         notes.append(f"the test program {whole.verdict()}; {len(xml)} test(s) had reported")
     if whole.dropped_bytes:
         notes.append(f"[{whole.dropped_bytes} more bytes of output dropped]")
+    if whole.removed_ipc:
+        notes.append(sandbox.ipc_note(whole.removed_ipc))
     if recs.forged:
         notes.append(f"flagged for staff review: {len(recs.forged)} line(s) on the result "
                      f"channel without the grader's seal (first: {recs.forged[0]!r})")
@@ -181,4 +184,4 @@ def _run_split(lab: Lab, binary: str, run_name: str, seed: str | None, secret: b
         finally:
             got = channel.received()
         xml = _parse_xml(os.path.join(run_dir, "check.xml"))
-    return pair.trusted, pair.output, xml, got
+    return replace(pair.trusted, removed_ipc=pair.student.removed_ipc), pair.output, xml, got

@@ -131,6 +131,8 @@ class RunResult:
     limits: Limits = field(repr=False, default_factory=Limits)
     stalled: bool = False                 # stopped: its Watch saw no progress for stall_s
     watch: Watch | None = field(repr=False, default=None)
+    # SysV IPC objects the sandbox uid left behind, removed after the run (sweep_ipc).
+    removed_ipc: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -350,6 +352,48 @@ def _kill_everything(sid: int, uid: int | None):
         _kill_uid(uid)
 
 
+IPC_RMID = 0
+_IPC_KINDS = (("shm", "shared memory segment", "shmctl"), ("sem", "semaphore set", "semctl"),
+              ("msg", "message queue", "msgctl"))
+
+
+def _ipc_of(uid: int) -> list[tuple[str, int, str]]:
+    """(kind, id, description) of every SysV IPC object `uid` owns or created, from
+    /proc/sysvipc (this IPC namespace's)."""
+    found = []
+    for kind, name, _ in _IPC_KINDS:
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                head, *rows = f.read().splitlines()
+        except OSError:
+            continue
+        cols = head.split()
+        for row in rows:
+            v = dict(zip(cols, row.split()))
+            if uid in (int(v.get("uid", -1)), int(v.get("cuid", -1))):
+                ident = int(v.get("shmid", v.get("semid", v.get("msqid", -1))))
+                size = f" ({int(v['size']) >> 20} MiB)" if "size" in v else ""
+                found.append((kind, ident, f"{name} {ident}{size}"))
+    return found
+
+
+def sweep_ipc(uid: int) -> list[str]:
+    """Removes the SysV IPC objects of `uid` (where the run had no IPC namespace of its own,
+    they would outlive it): what was removed, and a line for anything still there after."""
+    removed = []
+    for kind, ident, what in _ipc_of(uid):
+        ctl = getattr(_libc, dict((k, c) for k, _, c in _IPC_KINDS)[kind])
+        rc = ctl(ident, 0, IPC_RMID, None) if kind == "sem" else ctl(ident, IPC_RMID, None)
+        removed.append(what if rc == 0 else f"{what}: could not be removed")
+    left = _ipc_of(uid)
+    return removed + [f"{what}: still there after the sweep" for _, _, what in left]
+
+
+def ipc_note(removed: list[str]) -> str:
+    """The note results.json keeps of what sweep_ipc removed after a run."""
+    return "removed after the run (SysV IPC objects your code left): " + "; ".join(removed)
+
+
 def _kill_uid(uid: int):
     """Kills every process of `uid` (as root): a child takes the uid and signals -1."""
     pid = os.fork()
@@ -469,6 +513,7 @@ def finish(r: Running, wait: bool = True) -> RunResult:
     finally:  # also when the grader itself is stopped (SIGTERM: see grader/__main__.py)
         r.running.clear()
         _kill_everything(r.proc.pid, r.drop_to)
+        removed = sweep_ipc(r.drop_to) if r.drop_to is not None else []
     r.proc.wait()
     _reap_all()
     for t in r.threads:
@@ -481,7 +526,7 @@ def finish(r: Running, wait: bool = True) -> RunResult:
                      timed_out=ended == "timed out", stdout=text(r.outs[0]),
                      stderr=text(r.outs[1]), dropped_bytes=r.dropped[0],
                      wall_s=time.monotonic() - r.started, limits=r.limits,
-                     stalled=ended == "stalled", watch=r.watch)
+                     stalled=ended == "stalled", watch=r.watch, removed_ipc=removed)
 
 
 def run(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = None,
