@@ -40,7 +40,7 @@ endif
 
 # FLAGS_TAG: the build folder's suffix for this flag set, so that objects built with other flags
 # are never reused: -<SAN>, -werror with WERROR=1, -<compiler> for a compiler other than cc/gcc
-# (build/labs/lab03-tensor-strides-asan-clang). The one definition: grader/build.py's flags_tag
+# (build/labs/lab03-tensor-strides-asan-clang). The one definition: grader/grading/build.py's flags_tag
 # asks make for it to name the grader's build folders.
 mm_cc_name := $(notdir $(firstword $(CC)))
 FLAGS_TAG  := $(if $(SAN),-$(SAN))$(if $(filter 1,$(WERROR)),-werror)$(if \

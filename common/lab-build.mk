@@ -4,8 +4,8 @@
 # The lab folder holds include/, src/ (compiled into liblab.a), tests/ and bench/, and may add an
 # optional lab.mk with LAB_LDLIBS (extra libraries), LAB_PROGS (extra programs: name=src/x.c) and
 # extra prerequisites (e.g. data files copied into an object with MM_EMBED, common/mm_embed.h).
-# EDITABLE and LAB_CUDA are the lab's lab.toml as the grader reads it (grader/labs.py,
-# Lab.make_vars): the callers pass them (`make labNN`, grader/build.py); this file never reads
+# EDITABLE and LAB_CUDA are the lab's lab.toml as the grader reads it (grader/rules/labs.py,
+# Lab.make_vars): the callers pass them (`make labNN`, grader/grading/build.py); this file never reads
 # lab.toml. Without them (common/selftest) every file is archived as it is and there is no CUDA.
 ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 include $(ROOT)/common/flags.mk

@@ -71,7 +71,7 @@ static int setup_calls(void)
 }
 
 /* Records a test's completion (what: MM_SEAL_DONE) or skip (MM_SEAL_SKIP, and why): sealed for
- * the grader (mm_seal.h, whose kinds grader/seal.py reads) when it listens, and in the done file
+ * the grader (mm_seal.h, whose kinds grader/confinement/seal.py reads) when it listens, and in the done file
  * as "<what> <test> <why>\n" for the report printed at the end (read back by find_mark). */
 static void record(const char *what, const char *why)
 {

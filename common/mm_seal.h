@@ -12,7 +12,7 @@
 #define MM_SEAL_FD 3
 #define MM_SEAL_KEY_FD 4
 
-/* The kinds of record: the first word of each one on the channel. grader/seal.py names the same
+/* The kinds of record: the first word of each one on the channel. grader/confinement/seal.py names the same
  * words (DONE, SKIP, REPORT; grader/tests/test_seal.py checks that the two agree).
  *   MM_SEAL_DONE    a test reached its end:         "DONE <test> <mac> "
  *   MM_SEAL_SKIP    a test skipped itself (MM_SKIP): "SKIP <test> <mac> <why>"

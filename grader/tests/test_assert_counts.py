@@ -11,7 +11,8 @@ import subprocess
 import pytest
 
 from conftest import ROOT
-from grader import build, labs
+from grader.grading import build
+from grader.rules import labs
 
 pytestmark = pytest.mark.slow
 

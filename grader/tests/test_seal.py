@@ -1,6 +1,6 @@
 """The sealed records' kinds have one definition on each side, and the two agree: common/mm_seal.h
-(MM_SEAL_DONE, MM_SEAL_SKIP, MM_SEAL_REPORT) and grader/seal.py (DONE, SKIP, REPORT). Records
-written by the C harness read back in Python as the marks the grader scores (grader/checkrun.py)."""
+(MM_SEAL_DONE, MM_SEAL_SKIP, MM_SEAL_REPORT) and grader/confinement/seal.py (DONE, SKIP, REPORT). Records
+written by the C harness read back in Python as the marks the grader scores (grader/grading/checkrun.py)."""
 import os
 import re
 import shutil
@@ -10,8 +10,9 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import ROOT
-from grader import checkrun, sandbox, seal
-from grader.results import SKIPPED
+from grader.grading import checkrun
+from grader.confinement import sandbox, seal
+from grader.rules.results import SKIPPED
 
 HEADER = os.path.join(ROOT, "common", "mm_seal.h")
 # Writes one record of each test kind on the grader's channel, as common/mm_ck_main.c does.

@@ -10,7 +10,9 @@ import tempfile
 import pytest
 
 from conftest import ROOT, SANDBOX_ENV, grade
-from grader import build, isolation, labs, sandbox, variants
+from grader.grading import build
+from grader.confinement import isolation, sandbox
+from grader.rules import labs, variants
 
 pytestmark = pytest.mark.slow
 
@@ -140,7 +142,7 @@ def test_build_folders_are_held_by_one_grader(tmp_path):
     """A second grader process never gets the folder this one holds, whatever the name."""
     mine = build.hold_dir(str(tmp_path), "labs")
     assert build.hold_dir(str(tmp_path), "labs") == mine
-    other = subprocess.run([sys.executable, "-c", "from grader import build; print(build.hold_dir"
+    other = subprocess.run([sys.executable, "-c", "from grader.grading import build; print(build.hold_dir"
                             f"({str(tmp_path)!r}, 'labs'))"], cwd=ROOT, capture_output=True,
                            text=True, check=True).stdout.strip()
     assert other == mine + "~2"
@@ -181,7 +183,7 @@ def test_a_uid_with_processes_is_never_taken(monkeypatch):
 
 CLAIMER = """
 import sys
-from grader import sandbox
+from grader.confinement import sandbox
 base = int(sys.argv[1])
 sandbox._candidates = lambda: [base, base + 1, base + 2]
 with sandbox.rundir("trust-two") as d:
@@ -221,7 +223,7 @@ def test_a_daemon_dies_with_its_run():
 
 
 USER_RUN = """
-from grader import sandbox
+from grader.confinement import sandbox
 with sandbox.rundir("trust-user") as d:
     r = sandbox.run(["sh", "-c", "setsid sleep 31 & ls /root 2>&1; id -u"],
                     sandbox.Limits(timeout_s=20), cwd=d)

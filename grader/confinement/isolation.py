@@ -1,7 +1,7 @@
 """How student programs are kept apart from the grader, from private files and from each other:
 bubblewrap's namespaces (a private mount view holding only the system's folders and the run
 folder, its own pid, network and IPC namespaces, killed as a whole) wherever the kernel allows
-them, and as root a sandbox uid besides (grader/sandbox.py). Where namespaces are refused (a
+them, and as root a sandbox uid besides (grader/confinement/sandbox.py). Where namespaces are refused (a
 container's default seccomp profile, a kernel without user namespaces) the grader falls back and
 says why: as root the uid alone still keeps private files and other users' processes out of
 reach; as an ordinary user nothing does, and such a grade is not for credit. Inside each student
@@ -18,7 +18,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from . import hostenv, settings
+from ..rules import hostenv, settings
 
 # System folders a student program may read (those that exist), mounted read-only at their own
 # paths; on merged-/usr systems /bin, /lib, ... are symbolic links and are made links again.

@@ -2,7 +2,7 @@
 each naive variant RUNS times, alternating; prints per metric the min/median/max value and how
 many runs got full / zero credit under the current thresholds (and how many were skipped: the
 benchmark found the machine could not show the effect); then proposes thresholds from the
-figures and writes them to the course's thresholds file (grader/thresholds.py), which the
+figures and writes them to the course's thresholds file (grader/rules/thresholds.py), which the
 grader uses from then on."""
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ import platform
 import statistics
 import tempfile
 
-from . import bench, build, hw, thresholds, variants
-from .config import ConfigError
-from .labs import Lab
-from .results import SKIPPED
+from . import bench, build, hw
+from ..rules import thresholds, variants
+from ..rules.config import ConfigError
+from ..rules.labs import Lab
+from ..rules.results import SKIPPED
 
 
 def _binaries(lab: Lab, scratch: str) -> dict[str, str]:

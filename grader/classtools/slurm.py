@@ -1,4 +1,4 @@
-"""`make batch ENGINE=slurm`: a batch (grader/batch.py's plan) graded as Slurm jobs: the unit
+"""`make batch ENGINE=slurm`: a batch (grader/classtools/batch.py's plan) graded as Slurm jobs: the unit
 tests as an array job, one task per student, and the benchmarks as one `--exclusive` job that
 starts when the array has ended (they must have the node to themselves). With --wait it waits for
 each, re-submits the passes whose job never finished (a node failure, the node's time limit, a job
@@ -13,8 +13,8 @@ import subprocess
 import sys
 
 from . import batch
-from .config import ConfigError
-from .labs import ROOT
+from ..rules.config import ConfigError
+from ..rules.labs import ROOT
 
 RESUBMITS = 2
 
@@ -35,7 +35,7 @@ def _sbatch(p: batch.Plan, args: list[str], command: str, wait: bool) -> str:
 
 
 def _task(p: batch.Plan, what: str) -> str:
-    return f"{sys.executable} -m grader.batch {p.out_dir} {what}"
+    return f"{sys.executable} -m grader.classtools.batch {p.out_dir} {what}"
 
 
 def submit_tests(p: batch.Plan, students: list[str], extra: list[str], wait: bool) -> str:

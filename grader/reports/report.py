@@ -11,8 +11,8 @@ import re
 import textwrap
 import xml.etree.ElementTree as ET
 
-from . import hidden
-from .results import FAILED, PARTIAL, PASSED, SKIPPED, Item, Note
+from ..rules import hidden
+from ..rules.results import FAILED, PARTIAL, PASSED, SKIPPED, Item, Note
 
 MARK = {PASSED: "PASS", FAILED: "FAIL", PARTIAL: "PART", SKIPPED: "SKIP"}
 

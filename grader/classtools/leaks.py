@@ -1,4 +1,4 @@
-"""What of a solution a student tree gives away (`make release`'s check, grader/release.py):
+"""What of a solution a student tree gives away (`make release`'s check, grader/classtools/release.py):
 whole distinctive lines of solutions/, and runs of WINDOW or more C tokens of one solution line
 that the skeleton and the rest of the student tree's code do not have (comments and whitespace
 ignored, integer literals by value), so that an expression quoted inside a sentence of a handout
@@ -8,9 +8,9 @@ from __future__ import annotations
 import os
 import re
 
-from . import labs
-from .files import read_text
-from .labs import ROOT
+from ..rules import labs
+from ..rules.files import read_text
+from ..rules.labs import ROOT
 
 
 def _norm(line: str) -> str:

@@ -5,7 +5,7 @@ may see is decided there: a hidden test's message is already withheld), escapes 
 loads nothing: inline CSS, no script, plots as data: URIs, so it opens offline and can be mailed.
 
 `make grade` writes it when a run ends (after_grading); `make report [LAB=NN]`
-(`python3 -m grader.html_report`) writes it again from results.json without grading."""
+(`python3 -m grader.reports.html_report`) writes it again from results.json without grading."""
 from __future__ import annotations
 
 import argparse
@@ -23,10 +23,12 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from . import grade, hints, labs, report
+from ..grading import grade
+from . import hints, report
+from ..rules import labs
 from . import plots as plotting
-from .config import ConfigError
-from .results import Note
+from ..rules.config import ConfigError
+from ..rules.results import Note
 
 PAGE = "report.html"
 # What the page shows that results.json does not hold, saved by the grading run: each lab's
@@ -578,7 +580,7 @@ def after_grading(results_dir: str, series: dict) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="grader.html_report",
+    p = argparse.ArgumentParser(prog="grader.reports.html_report",
                                 description="rewrite report.html from results.json (no grading)")
     p.add_argument("--lab", help="only this lab: report-labNN.html")
     p.add_argument("--dir", default=grade.GRADE_DIR,

@@ -20,11 +20,11 @@ import statistics
 from . import config, settings
 from .config import tomllib
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT = os.path.join(ROOT, "thresholds.toml")
 
 
-# The thresholds file exists but cannot be used: the one configuration error (grader/config.py).
+# The thresholds file exists but cannot be used: the one configuration error (grader/rules/config.py).
 ThresholdsError = config.ConfigError
 
 # The keys of a [labNN.metric] table and of its reference/naive figures.
@@ -39,7 +39,7 @@ def path() -> str:
 def load() -> dict[str, dict[str, dict]]:
     """{"lab03": {"transpose_speedup": {"zero": .., "full": .., ...}}}, or {} without a file.
     Raises ConfigError naming the file and the entry on an unknown key or a wrong value; the
-    metric names are checked against lab.toml by grader/labs.py."""
+    metric names are checked against lab.toml by grader/rules/labs.py."""
     p = path()
     if not os.path.isfile(p):
         if p != DEFAULT:
@@ -114,7 +114,7 @@ def write(p: str, entries: dict[str, dict[str, dict]], machine: str):
         old.setdefault(lab, {}).update(metrics)
     lines = ["# Performance thresholds measured on this course's grading machine by `make "
              "calibrate`;", "# the grader uses them in place of lab.toml's defaults "
-             "(grader/thresholds.py).", f"# last written {datetime.date.today()} on {machine}", ""]
+             "(grader/rules/thresholds.py).", f"# last written {datetime.date.today()} on {machine}", ""]
     for lab in sorted(old):
         for name in sorted(old[lab]):
             t = old[lab][name]

@@ -1,7 +1,7 @@
 """Runs student programs under limits: wall-clock timeout, address space (or data size), CPU
 time, process count, file size, and a cap on captured output; optionally a watch on a file the
 program must keep growing (Watch), so a stuck program is stopped early. Each run gets a folder of
-its own (rundir) and, where the kernel allows, namespaces of its own (grader/isolation.py). As
+its own (rundir) and, where the kernel allows, namespaces of its own (grader/confinement/isolation.py). As
 root the program runs as a sandbox uid that this run holds alone on the whole kernel (_claim).
 Everything the program starts is killed when it ends, whatever it did (new process groups, a fork
 bomb, a flood of output, a daemon)."""
@@ -23,10 +23,11 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from . import isolation, settings
+from . import isolation
+from ..rules import settings
 
 # Uids used for nothing else, so that killing "all its processes" kills only the student's. A
-# run takes one of UID_SLOTS uids from the first (MLMEM_SANDBOX_UID, grader/settings.py) on for as
+# run takes one of UID_SLOTS uids from the first (MLMEM_SANDBOX_UID, grader/rules/settings.py) on for as
 # long as it has processes, and only one that no process on this kernel has (_claim): graders side
 # by side, in other containers or chroots or with other temporary folders, never share a uid nor
 # kill each other's runs.
@@ -456,7 +457,7 @@ def _start(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None,
 
 def confine(cmd: list[str], cwd: str, env: dict[str, str] | None,
             read_only: tuple[str, ...] = ()) -> list[str]:
-    """`cmd` inside bubblewrap's namespaces where this machine allows them (grader/isolation.py):
+    """`cmd` inside bubblewrap's namespaces where this machine allows them (grader/confinement/isolation.py):
     it sees the system's folders, `read_only` and its own folder `cwd`, which it alone may write."""
     if not isolation.current().namespaces:
         return cmd

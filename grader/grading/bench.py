@@ -16,9 +16,11 @@ import os
 import statistics
 from dataclasses import dataclass, field, replace
 
-from . import boundary, hostenv, hw, isolation, sandbox, seal
-from .labs import Lab, Metric
-from .results import FAILED, PARTIAL, PASSED, SKIPPED, Item
+from ..confinement import boundary, isolation, sandbox, seal
+from ..rules import hostenv
+from . import hw
+from ..rules.labs import Lab, Metric
+from ..rules.results import FAILED, PARTIAL, PASSED, SKIPPED, Item
 
 # Paired runs of yours and the reference's benchmark, in the order yours, reference, reference,
 # yours, ...: a drift of the machine's load during the pairs hits both sides alike. When the
@@ -180,13 +182,13 @@ def score_vs_reference(lab: Lab, m: Metric, mine: list[Run], refs: list[Run]) ->
 
 def timeout_s(lab: Lab) -> float:
     """The benchmark's time limit: the lab's (lab.toml's bench_timeout_s, or MLMEM_BENCH_TIMEOUT_S
-    in its place: grader/labs.py) times hostenv.time_scale() (under a CPU emulator)."""
+    in its place: grader/rules/labs.py) times hostenv.time_scale() (under a CPU emulator)."""
     return lab.bench_timeout_s * hostenv.time_scale()
 
 
 def run_once(lab: Lab, binary: str, run_name: str, series: bool = True) -> Run:
     """Runs the benchmark once in a run folder of its own. Its report counts only when the run
-    ended well and the report came sealed, alone, on the result channel (grader/seal.py).
+    ended well and the report came sealed, alone, on the result channel (grader/confinement/seal.py).
     series=False: a run whose plot series nobody draws (MLMEM_BENCH_SERIES=0 lets the benchmark
     skip the series that cost time of their own, common/mm_bench.h)."""
     limits = sandbox.Limits(timeout_s=timeout_s(lab), address_space_mb=hw.address_space_mb(lab),
@@ -225,7 +227,7 @@ def run_once(lab: Lab, binary: str, run_name: str, series: bool = True) -> Run:
 def _run_split(binary: str, run_name: str, limits: sandbox.Limits, channel: seal.Channel,
                series_env: dict[str, str]):
     """run_once for a split lab: the trusted benchmark beside the student's program
-    (grader/boundary.py). Returns (the benchmark's result, with the student's output added to its
+    (grader/confinement/boundary.py). Returns (the benchmark's result, with the student's output added to its
     stderr; what came on the sealed channel)."""
     with boundary.folders(run_name, binary) as (program, code_dir):
         try:

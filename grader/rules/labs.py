@@ -1,6 +1,6 @@
 """Finds the labs and reads each one's lab.toml: points per test, editable files, whether the lab
 has CUDA code, performance metrics with their ramp thresholds, hardware needs and limits. Read
-strictly (grader/config.py): an unknown key or a wrong type is an error naming the file, the table
+strictly (grader/rules/config.py): an unknown key or a wrong type is an error naming the file, the table
 and the key. The one reader of lab.toml: the build (common/lab-build.mk) is given what it needs
 from it as make variables (Lab.make_vars, `python3 -m grader make-vars`)."""
 from __future__ import annotations
@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 
 from . import config, settings, thresholds
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LABS_DIR = os.path.join(ROOT, "labs")
 
 
-# A lab's lab.toml is missing or malformed: the one configuration error (grader/config.py).
+# A lab's lab.toml is missing or malformed: the one configuration error (grader/rules/config.py).
 LabError = config.ConfigError
 
 
@@ -22,7 +22,7 @@ LabError = config.ConfigError
 class Test:
     name: str
     points: float
-    hidden: bool = False             # an instructor-only test (grader/hidden.py)
+    hidden: bool = False             # an instructor-only test (grader/rules/hidden.py)
     visibility: str = ""             # Gradescope's: '' (visible; hidden tests after_published)
 
 
@@ -74,7 +74,7 @@ class Lab:
     # CUDA code (kernels in src/*.cu, or CUDA runtime calls from C): built with the CUDA runtime
     # and the emulated device (common/lab-build.mk), its programs' limits lifted on a GPU (hw.py)
     cuda: bool = False
-    plots: list = field(default_factory=list)  # [[plots]] tables, see grader/plots.py
+    plots: list = field(default_factory=list)  # [[plots]] tables, see grader/reports/plots.py
     extra_test_files: list = field(default_factory=list)  # hidden tests staged into tests/
 
     @property
@@ -84,7 +84,7 @@ class Lab:
     def make_vars(self) -> list[str]:
         """What common/lab-build.mk learns from lab.toml, as make's command-line assignments:
         EDITABLE, the student's files (space-separated), and LAB_CUDA, 1 for a lab with CUDA
-        code, else empty. Every build of a lab passes them (grader/build.py, `make labNN`)."""
+        code, else empty. Every build of a lab passes them (grader/grading/build.py, `make labNN`)."""
         return [f"EDITABLE={' '.join(self.editable)}", f"LAB_CUDA={'1' if self.cuda else ''}"]
 
 
@@ -98,7 +98,7 @@ METRIC_KEYS = ("name", "title", "points", "zero", "full", "unit", "requires", "v
 LIMIT_KEYS = ("test_timeout_s", "bench_timeout_s", "address_space_mb")
 PLOT_KEYS = ("series", "x", "y", "labels", "title", "xlabel", "ylabel", "logx", "logy", "hline",
              "points", "point_labels")
-# Hardware a metric (or a whole lab) can require, as grader/hw.py's unmet() checks it.
+# Hardware a metric (or a whole lab) can require, as grader/grading/hw.py's unmet() checks it.
 REQUIREMENTS = {"cores": int, "numa_nodes": int, "cuda": bool}
 
 
@@ -156,7 +156,7 @@ def read_test(x: dict, where: str) -> Test:
 
 
 def _plot(p: dict, where: str) -> dict:
-    """A [[plots]] table (grader/plots.py draws it), checked."""
+    """A [[plots]] table (grader/reports/plots.py draws it), checked."""
     config.check_keys(p, PLOT_KEYS, where)
     for key in ("series", "x"):
         config.get(p, key, str, where)

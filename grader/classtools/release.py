@@ -2,7 +2,7 @@
 project's own tests and CI, as a fresh git repository with one commit (no history that could
 hold a solution, no build outputs). Then verified: every lab builds and grades, correctness is
 zero everywhere, and nothing distinctive of a solution appears anywhere in the tree (whole lines
-or quoted token runs, found by grader/leaks.py)."""
+or quoted token runs, found by grader/classtools/leaks.py)."""
 from __future__ import annotations
 
 import os
@@ -12,9 +12,9 @@ import sys
 import tempfile
 
 from . import leaks
-from .config import ConfigError
-from .labs import ROOT
-from .results import Cause
+from ..rules.config import ConfigError
+from ..rules.labs import ROOT
+from ..rules.results import Cause
 
 # Paths (prefixes) that stay with the course staff.
 # common/cudaemu/selftest/: its pipeline test is lab 05's part D, solved.

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 
-from . import bench, build
-from .labs import ROOT, Lab
+from ..grading import bench, build
+from ..rules.labs import ROOT, Lab
 
 PLOTS_DIR = os.path.join(ROOT, "build", "plots")
 

@@ -17,8 +17,8 @@ import os
 import re
 import sys
 
-from .config import ConfigError
-from .labs import ROOT
+from ..rules.config import ConfigError
+from ..rules.labs import ROOT
 
 SLUG_RE = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 MAX_SLUG = 40
@@ -90,7 +90,8 @@ def fill(template: str, values: dict[str, str]) -> str:
     return re.sub(r"\{\{([A-Z]+)\}\}", lambda m: values[m.group(1)], template)
 
 
-TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates", "newlab")
+TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "templates",
+                         "newlab")
 
 
 def _read(*parts: str) -> str:
@@ -155,7 +156,7 @@ slides/{lab}.md). docs/instructor-guide.md, "Adding your own lab", walks through
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m grader.newlab",
+    p = argparse.ArgumentParser(prog="python3 -m grader.classtools.newlab",
                                 description="Writes the scaffold of a new lab (make new-lab).")
     p.add_argument("--n", required=True, help="the lab's number, 1 to 99 (09)")
     p.add_argument("--slug", required=True, help="its topic: lower-case words joined by "

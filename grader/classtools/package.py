@@ -11,8 +11,9 @@ import shutil
 import tempfile
 import zipfile
 
-from . import labs, release, variants
-from .labs import ROOT
+from ..rules import labs, variants
+from . import release
+from ..rules.labs import ROOT
 
 HERE = os.path.join(ROOT, "grader", "gradescope")
 
@@ -41,7 +42,7 @@ def _reference(dest: str, chosen: list[labs.Lab]):
 def build(dest_zip: str, lab: str | None, hidden: str | None, secret_seed: str | None,
           daily_cap: int | None = None) -> str:
     """Writes the zip and returns its path. daily_cap: graded submissions per student in 24
-    hours (grader/submission_cap.py), None for no cap."""
+    hours (grader/classtools/submission_cap.py), None for no cap."""
     chosen = labs.select(lab)
     if lab:
         lab = chosen[0].id

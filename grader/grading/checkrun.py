@@ -19,9 +19,11 @@ import os
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 
-from . import boundary, hidden, hostenv, hw, isolation, sandbox, seal
-from .labs import Lab
-from .results import PASSED, SKIPPED, Cause, Item
+from ..confinement import boundary, isolation, sandbox, seal
+from ..rules import hidden, hostenv
+from . import hw
+from ..rules.labs import Lab
+from ..rules.results import PASSED, SKIPPED, Cause, Item
 
 NS = "{http://check.sourceforge.net/ns}"
 # Check's parent needs well under a second to kill a timed-out child and log it, and the program
@@ -50,7 +52,7 @@ def stall_limit_s(lab: Lab) -> float:
 def _env(run_dir: str, lab: Lab, seed: str | None, secret: bool,
          split: bool = False) -> dict[str, str]:
     """The test program's environment; split: it is the trusted harness of a split lab
-    (grader/boundary.py), which does not confine itself: the student's program does."""
+    (grader/confinement/boundary.py), which does not confine itself: the student's program does."""
     env = sandbox.base_env(run_dir, CK_FORK="yes", CK_DEFAULT_TIMEOUT=f"{lab.test_timeout_s:g}",
                            CK_XML_LOG_FILE_NAME=os.path.join(run_dir, "check.xml"), **seal.ENV,
                            **({} if split else isolation.program_env()))
@@ -130,7 +132,7 @@ def run_tests(lab: Lab, binary: str, run_name: str, seed: str | None,
     """Runs the test program in a run folder of its own (sandbox.workdir); returns the items, a
     transcript for people (stdout+stderr, capped) and notes for results.json (tests not in
     lab.toml, a program stopped for making no progress, output dropped, forged records). A test
-    passes only on its sealed completion record (grader/seal.py) and Check's success. A secret
+    passes only on its sealed completion record (grader/confinement/seal.py) and Check's success. A secret
     seed is passed but never printed."""
     limits = sandbox.Limits(timeout_s=lab.test_timeout_s * timeout_multiplier() *
                             max(1, len(lab.tests)) + 30,
@@ -172,7 +174,7 @@ def run_tests(lab: Lab, binary: str, run_name: str, seed: str | None,
 def _run_split(lab: Lab, binary: str, run_name: str, seed: str | None, secret: bool,
                limits: sandbox.Limits, channel: seal.Channel):
     """run_tests for a split lab: the trusted test program beside the student's program
-    (grader/boundary.py). Returns (the test program's result, the transcript, the XML log's
+    (grader/confinement/boundary.py). Returns (the test program's result, the transcript, the XML log's
     results, what came on the sealed channel)."""
     with boundary.folders(run_name, binary) as (program, code_dir):
         run_dir = os.path.dirname(program)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 
-from .labs import Lab
+from ..rules.labs import Lab
 
 HINTS_FILE = "hints.md"
 

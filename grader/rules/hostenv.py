@@ -1,7 +1,7 @@
 """Where mlmem runs: GitHub Codespaces, WSL, a container, a virtual machine, a CPU emulator
 (qemu-user, Rosetta), or none of these. `make hwinfo` prints it; each finding names the sign it
 was read from. The grader reads it here, outside its sandbox, where these signs are visible.
-`python -m grader.hostenv` prints one line."""
+`python -m grader.rules.hostenv` prints one line."""
 from __future__ import annotations
 
 import os

@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 import time
 
-from . import bench, build, checkrun, hidden, html_report, hw, isolation, report, variants
-from .labs import Lab
-from .results import FAILED, SKIPPED, Cause, Item, Note
+from . import bench, build, checkrun, hw
+from ..rules import hidden, variants
+from ..reports import html_report, report
+from ..confinement import isolation
+from ..rules.labs import Lab
+from ..rules.results import FAILED, SKIPPED, Cause, Item, Note
 
 GRADE_DIR = build.GRADE_DIR
 
@@ -19,7 +22,7 @@ def table_path(results_dir: str, lab_id: str) -> str:
 
 class Grading:
     """One grading run. seed: the tests' seed (None: fresh); secret: pass it without printing it;
-    hidden_dir: instructor-only tests (grader/hidden.py); parts: "all", "tests" (no benchmark)
+    hidden_dir: instructor-only tests (grader/rules/hidden.py); parts: "all", "tests" (no benchmark)
     or "metrics" (benchmark only), so batch grading can run tests in parallel and benchmarks
     one at a time."""
 

@@ -4,11 +4,11 @@ student's results.json. Unit tests run JOBS submissions at a time; benchmarks ru
 afterwards, so that performance is measured on an otherwise idle machine; a timed metric that a
 run could not measure (its gate skipped) is measured again at the end, one student at a time, up
 to RETRIES times, and what stays unmeasured is counted in summary.csv's not_measured column. The
-plan (plan.json) and each pass's status.json are files, so other engines (grader/slurm.py) run
+plan (plan.json) and each pass's status.json are files, so other engines (grader/classtools/slurm.py) run
 the same passes and `grader merge` summarizes them. Each pass of each submission has a time
 limit (TIMEOUT), a backstop: a submission that hangs is stopped well before it, its test program
-one test timeout after its last test result (grader/checkrun.py) and its benchmark at the lab's
-bench_timeout_s, never run again (grader/bench.py). A hang in code that every test calls still
+one test timeout after its last test result (grader/grading/checkrun.py) and its benchmark at the lab's
+bench_timeout_s, never run again (grader/grading/bench.py). A hang in code that every test calls still
 costs one test timeout per test."""
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 
-from . import labs, submission
-from .config import ConfigError
-from .labs import ROOT, Lab
+from ..rules import labs, submission
+from ..rules.config import ConfigError
+from ..rules.labs import ROOT, Lab
 
 
 def _grade(src: str, out: str, parts: str, chosen: list[Lab], timeout: float,
@@ -254,7 +254,7 @@ def merge(out_dir: str, out=print) -> list[dict]:
 
 def _page(folder: str, out):
     """The student's report.html beside their merged results.json (a failure changes no grade)."""
-    from . import html_report
+    from ..reports import html_report
     try:
         html_report.write(folder)
     except (OSError, ValueError, KeyError) as e:
@@ -288,8 +288,8 @@ def _summarize(students, rows, chosen, out_dir, out) -> list[dict]:
 
 
 def task(argv: list[str]) -> int:
-    """`python3 -m grader.batch OUT tests N` (student N of the plan) or `OUT metrics`: one pass,
-    as a job of another engine (grader/slurm.py) runs it."""
+    """`python3 -m grader.classtools.batch OUT tests N` (student N of the plan) or `OUT metrics`: one pass,
+    as a job of another engine (grader/classtools/slurm.py) runs it."""
     p = load_plan(argv[0])
     if argv[1] == "tests":
         tests_pass(p, p.todo[int(argv[2])])

@@ -1,5 +1,5 @@
 """Gradescope's optional daily submission cap (`make gradescope DAILY_CAP=n`): run_autograder
-calls `python3 -m grader.submission_cap AUTOGRADER_ROOT N` before grading. When the student has
+calls `python3 -m grader.classtools.submission_cap AUTOGRADER_ROOT N` before grading. When the student has
 already made N submissions in the last 24 hours (Gradescope's submission_metadata.json lists
 them), it writes the latest earlier submission's results again, with a note saying when the next
 submission will be graded, and exits 0: nothing is graded. Otherwise it exits 1 and grading goes

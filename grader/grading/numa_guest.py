@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CACHE = os.path.join(ROOT, "build", "numa-guest")
 UP = "mlmem-guest: up"
 KVM_HUNG = os.path.join(CACHE, "kvm-hung.txt")  # a KVM boot here never came up

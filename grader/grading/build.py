@@ -1,6 +1,6 @@
 """Builds a submission's lab out of tree, in two steps (common/lab-build.mk):
 1. untrusted: the student's editable files, with the lab's public headers and provided sources,
-   are compiled into one object (student.o) by the sandbox (grader/sandbox.py: a run folder of
+   are compiled into one object (student.o) by the sandbox (grader/confinement/sandbox.py: a run folder of
    its own, the sandbox uid, namespaces, and limits on memory, CPU time, file size and
    processes), which sees nothing private: no solutions, no hidden tests, no seeds;
 2. trusted: the pristine lab (tests, hidden tests, benchmark, common/) is compiled by the grader
@@ -17,8 +17,9 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from . import sandbox, submission as handed_in
-from .labs import ROOT, Lab
+from ..confinement import sandbox
+from ..rules import submission as handed_in
+from ..rules.labs import ROOT, Lab
 
 BUILD_DIR = os.path.join(ROOT, "build")
 REFERENCE_DIR = os.path.join(BUILD_DIR, "reference")   # the reference's builds: no tag reaches it

@@ -26,11 +26,13 @@ import subprocess
 import sys
 import tarfile
 
-from . import build, grade, labs, report
-from .build import GRADE_DIR
-from .files import read_text
-from .labs import ROOT, Lab, LabError
-from .submission import ANSWERS, TIMELOG
+from ..grading import build, grade
+from ..rules import labs
+from ..reports import report
+from ..grading.build import GRADE_DIR
+from ..rules.files import read_text
+from ..rules.labs import ROOT, Lab, LabError
+from ..rules.submission import ANSWERS, TIMELOG
 
 
 class HandinError(Exception):
@@ -257,7 +259,7 @@ def make(lab_id: str | None, dest_dir: str | None, grade: bool = True, out=print
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="grader.handin", description="the archive to hand in")
+    p = argparse.ArgumentParser(prog="grader.classtools.handin", description="the archive to hand in")
     p.add_argument("--lab", help="lab number (default: the lab built or graded last)")
     p.add_argument("--dest", help="folder for <lab>-handin.tar.gz (default: the repository)")
     p.add_argument("--no-grade", action="store_true",

@@ -9,9 +9,10 @@ import platform
 import shutil
 import subprocess
 
-from . import sandbox, settings
-from .files import read_text
-from .labs import ROOT
+from ..confinement import sandbox
+from ..rules import settings
+from ..rules.files import read_text
+from ..rules.labs import ROOT
 
 
 def _read(path: str) -> str:
