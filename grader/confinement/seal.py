@@ -1,4 +1,4 @@
-"""The grader's end of the sealed channel (common/mm_seal.h): a fresh key per run, handed to the
+"""The grader's end of the sealed channel (common/harness/mm_seal.h): a fresh key per run, handed to the
 program on fd 4 and read by its harness before any code under test runs; results come back on
 fd 3, each record or report with an HMAC-SHA256 under that key. Whatever else arrives on fd 3 (the
 code under test can write there too) is counted as forged and never believed."""
@@ -11,7 +11,7 @@ import threading
 from dataclasses import dataclass, field
 
 RESULT_FD, KEY_FD = 3, 4
-# The kinds of record, the first word of each: common/mm_seal.h's MM_SEAL_DONE, MM_SEAL_SKIP and
+# The kinds of record, the first word of each: common/harness/mm_seal.h's MM_SEAL_DONE, MM_SEAL_SKIP and
 # MM_SEAL_REPORT (grader/tests/test_seal.py checks that the two agree).
 DONE, SKIP, REPORT = b"DONE", b"SKIP", b"REPORT"
 CAP_BYTES = 8 * 1024 * 1024     # more than any report; the rest is dropped and flagged
@@ -83,7 +83,7 @@ class Records:
 
 def records(key: bytes, got: Received) -> Records:
     """The sealed DONE/SKIP records of a test program's run, "<kind> <test> <mac> <text>" each
-    (common/mm_seal.h): the one reader of them. A SKIP outweighs a DONE of the same test."""
+    (common/harness/mm_seal.h): the one reader of them. A SKIP outweighs a DONE of the same test."""
     out = Records()
     for raw in got.data.split(b"\n"):
         if not raw:

@@ -1,5 +1,5 @@
 """Runs a lab's Check test program in fork mode under limits and turns its XML log plus the
-completion records of common/mm_ck_main.c into one graded Item per test in lab.toml.
+completion records of common/harness/mm_ck_main.c into one graded Item per test in lab.toml.
 
 A stuck program is stopped by watching its progress, not by a limit for the whole run. In fork
 mode Check's parent process forks one child per test, kills a child that outlives the test
