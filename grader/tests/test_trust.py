@@ -69,25 +69,24 @@ def _forging(slug: str, file: str, signature: str, dest: str) -> str:
 
 
 def test_forged_test_results_gain_nothing(tmp_path):
-    """Completion records on every fd and a forged Check log: the skeleton still gets 0, and
-    the unsealed lines are flagged for staff review."""
+    """Completion records on every fd and a forged Check log: the skeleton still gets 0. From
+    the student's own process (lab 01 is split: docs/grading.md) they reach neither the result
+    channel nor the harness's folder, so nothing is even there to flag."""
     sub = _forging(LAB01, "src/counters.c", "size_t cl_line_size(void)", str(tmp_path / "sub"))
     g = grade(sub, "01", str(tmp_path / "out"), env=SANDBOX_ENV, extra=["--parts", "tests"])
     tests = g.tests("01")
     assert tests and sum(t["score"] for t in tests.values()) == 0, g.stdout[-2000:]
-    assert "flagged for staff review" in g.results.get("output", ""), g.results.get("output")
+    assert "flagged" not in g.results.get("output", ""), g.results.get("output")
 
 
 def test_forged_report_gains_nothing(tmp_path):
-    """A full-marks report written on every fd from inside the benchmark: voided and flagged."""
+    """A full-marks report written on every fd from the student's code: no metric gains."""
     sub = _forging(LAB03, "src/copy.c",
                    "int tv_contiguous(const tv_t *v, void *dst, size_t dst_bytes)",
                    str(tmp_path / "sub"))
     g = grade(sub, "03", str(tmp_path / "out"), env=SANDBOX_ENV, extra=["--parts", "metrics"])
     metrics = g.metrics("03")
     assert metrics and all(m["score"] == 0 for m in metrics.values()), metrics
-    assert any("flagged for staff review" in m["output"] or "ended" in m["output"]
-               for m in metrics.values()), metrics
 
 
 @pytest.mark.parametrize("include", ["/proc/self/cwd/solutions/{slug}/src/counters.c",
