@@ -32,11 +32,11 @@ pid_t mm_student_pid(void);
  * the kernel's clock of that process. */
 uint64_t mm_student_cpu_ns(void);
 
-/* Memory at the same address in both processes: n bytes zeroed, 64-byte aligned (pages for
+/* Memory at the same address in both processes: n bytes of zeros, 64-byte aligned (pages for
  * n >= 4096). Never NULL (fails the test when the arena is full). Pass it to the student's code
  * by pointer (calls.toml's `shared`), embed it in structs the student reads. */
 void *mm_shared_alloc(size_t n);
-/* Gives memory back (its pages are returned to the system; addresses are not reused). */
+/* Nothing to do: no address is handed out twice within a test, and its memory ends with it. */
 void mm_shared_free(void *p);
 /* 1 if [p, p + n) lies in the memory shared with the student's process. */
 int mm_shared_has(const void *p, size_t n);
