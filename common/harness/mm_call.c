@@ -343,6 +343,10 @@ void mm_call_arg(mm_call_frame_t *f, const void *v, size_t n)
 void mm_call_ptr(mm_call_frame_t *f, const void *p, size_t n, int copy_in, int copy_back)
 {
     void *at = NULL;
+    if (p && mm_shared_has(p, n)) { /* both sides see it already: nothing to copy */
+        mm_call_arg(f, &p, sizeof p);
+        return;
+    }
     if (p) {
         size_t off = (f->scratch + 63) & ~(size_t)63;
         if (n > MM_ARENA_SIZE - off)
@@ -466,4 +470,26 @@ int mm_call_work(const char *name, const void *in, size_t in_len, void *out, siz
     int rc;
     mm_call_run(&f, &rc, sizeof rc);
     return rc;
+}
+
+void mm_idle_start(mm_idle_t *w)
+{
+    w->cpu0 = mm_student_cpu_ns();
+    w->wall0 = now_ns();
+}
+
+void mm_idle_stop(mm_idle_t *w)
+{
+    w->wall_ns += now_ns() - w->wall0;
+    w->cpu_ns += mm_student_cpu_ns() - w->cpu0;
+}
+
+int mm_idle_ok(const mm_idle_t *w, char *why, size_t cap)
+{
+    if (w->cpu_ns <= MM_IDLE_SLACK_NS + w->wall_ns / 100)
+        return 1;
+    snprintf(why, cap, "your process ran while the baseline was measured (%.1f ms of CPU in "
+             "%.1f ms): a thread left running can slow the baseline down; stop your threads "
+             "before your calls return", (double)w->cpu_ns / 1e6, (double)w->wall_ns / 1e6);
+    return 0;
 }
