@@ -161,9 +161,9 @@ static int seccomp_install(void)
  * test. Elsewhere the symbol is absent and nothing happens. */
 extern int mm_cuda_emulated(void) __attribute__((weak));
 
-int mm_confine(const char *writable, char *why, size_t cap)
+int mm_confine_with(const char *writable, int (*seccomp)(void), char *why, size_t cap)
 {
-    if (!writable)
+    if (!writable || !seccomp)
         return -EINVAL;
     if (mm_cuda_emulated)
         (void)mm_cuda_emulated();
@@ -172,7 +172,7 @@ int mm_confine(const char *writable, char *why, size_t cap)
         snprintf(why, cap, "Landlock failed: %s", strerror(-ll));
         return ll;
     }
-    int rc = seccomp_install();
+    int rc = seccomp();
     if (rc) {
         snprintf(why, cap, "seccomp failed: %s", strerror(-rc));
         return rc;
@@ -180,4 +180,9 @@ int mm_confine(const char *writable, char *why, size_t cap)
     if (ll == 1)
         snprintf(why, cap, "this kernel has no Landlock: file writes are not confined");
     return ll;
+}
+
+int mm_confine(const char *writable, char *why, size_t cap)
+{
+    return mm_confine_with(writable, seccomp_install, why, cap);
 }

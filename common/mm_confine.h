@@ -20,6 +20,12 @@ int mm_confine_wanted(void);
  * when seccomp could not be installed (nothing is confined: the caller must not go on). */
 MM_MUST_CHECK int mm_confine(const char *writable, char *why, size_t cap);
 
+/* mm_confine with `seccomp` in place of its filter: it installs one and returns 0 or -errno (the
+ * student program's allowlist, common/student/mm_student_confine.c). The CUDA device, in a lab
+ * with CUDA code, is started first, as mm_confine does. Same returns as mm_confine. */
+MM_MUST_CHECK int mm_confine_with(const char *writable, int (*seccomp)(void), char *why,
+                                  size_t cap);
+
 /* Landlock alone: writes beneath `writable`, to /dev/null and to the GPU's device files only.
  * Returns 0, 1 (no Landlock in this kernel: nothing done), or -errno. */
 MM_MUST_CHECK int mm_landlock(const char *writable);

@@ -103,19 +103,5 @@ int mm_student_confine(char *why, size_t cap)
         snprintf(why, cap, "no working folder: %s", strerror(errno));
         return -errno;
     }
-    int ll = mm_landlock(cwd);
-    if (ll < 0) {
-        snprintf(why, cap, "Landlock failed: %s", strerror(-ll));
-        return ll;
-    }
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-        return -errno;
-    int rc = install();
-    if (rc) {
-        snprintf(why, cap, "seccomp failed: %s", strerror(-rc));
-        return rc;
-    }
-    if (ll == 1)
-        snprintf(why, cap, "this kernel has no Landlock: file writes are not confined");
-    return ll;
+    return mm_confine_with(cwd, install, why, cap);
 }

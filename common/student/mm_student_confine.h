@@ -1,5 +1,7 @@
 /* Confinement of the student's process (common/student/), installed by the server itself
  * before its first student call:
+ *   - in a lab with CUDA code, the CUDA device started first (its driver writes files that
+ *     Landlock would refuse: common/mm_confine.c);
  *   - Landlock: writes only beneath its working folder (the run's own), /dev/null and the GPU's
  *     device files (common/mm_confine.c's rules);
  *   - seccomp (libseccomp) as an allowlist: the system calls the labs' code needs, each named

@@ -86,20 +86,19 @@ static void *chase(void *p, size_t steps)
  * Returns 0 or -ENOMEM. */
 static int time_chain(char *buf, size_t n, double ms, double *ns)
 {
-    double *t = malloc(MAX_BATCHES * sizeof *t);
-    if (!t)
+    double *per_load = malloc(MAX_BATCHES * sizeof *per_load);
+    if (!per_load)
         return -ENOMEM;
-    void *volatile p = chase(buf, n < 65536 ? n : 65536);
-    size_t nb = 0;
-    uint64_t t0 = mm_now_ns(), end = t0 + (uint64_t)(ms * 1e6);
-    for (uint64_t now = t0; nb < MAX_BATCHES && (nb == 0 || now < end); nb++) {
-        p = chase(p, BATCH);
-        uint64_t after = mm_now_ns();
-        t[nb] = (double)(after - now) / BATCH;
-        now = after;
-    }
-    *ns = mm_median(t, nb);
-    free(t);
+    void *volatile at = chase(buf, n < 65536 ? n : 65536);
+    uint64_t stop = mm_now_ns() + (uint64_t)(ms * 1e6);
+    size_t rounds = 0;
+    do { /* one round: BATCH dependent loads, between two reads of the clock */
+        uint64_t before = mm_now_ns();
+        at = chase(at, BATCH);
+        per_load[rounds++] = (double)(mm_now_ns() - before) / BATCH;
+    } while (rounds < MAX_BATCHES && mm_now_ns() < stop);
+    *ns = mm_median(per_load, rounds);
+    free(per_load);
     return 0;
 }
 
