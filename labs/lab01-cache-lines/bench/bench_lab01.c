@@ -69,58 +69,28 @@ static void run_counters(void *p)
         pthread_join(t[w], NULL);
 }
 
-/* A case run here (a baseline, the bench's ideal) while your process must be idle: what your
- * process used meanwhile, two ways, since mm_student_cpu_ns sums only the threads alive when it
- * reads, and a thread that ends in between takes its time with it; the process's own total
- * (/proc/PID/stat, in clock ticks) keeps it. */
+/* A case run here (a baseline, the bench's ideal) while your process must be idle: the idle
+ * check of common/harness/mm_call.h watches it. */
 typedef struct {
     mm_bench_case_t c;
-    uint64_t cpu_ns, tick_ns, wall_ns; /* your process's CPU (both reads); this case's time */
+    mm_idle_t idle;
 } watched_t;
-
-/* Your process's user + system time, dead threads included, in ns (clock-tick resolution). */
-static uint64_t student_ticks_ns(void)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)mm_student_pid());
-    FILE *f = fopen(path, "r");
-    size_t got = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[got] = 0;
-    const char *p = strrchr(buf, ')'); /* fields after the command name: state is field 3 */
-    unsigned long long ut = 0, st = 0;
-    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
-                     &st) != 2)
-        return 0;
-    long hz = sysconf(_SC_CLK_TCK);
-    return (ut + st) * (uint64_t)(1000000000 / (hz > 0 ? hz : 100));
-}
 
 static void run_watched(void *p)
 {
     watched_t *w = p;
-    uint64_t c0 = mm_student_cpu_ns(), k0 = student_ticks_ns(), t0 = mm_now_ns();
+    mm_idle_start(&w->idle);
     w->c.run(w->c.arg);
-    w->wall_ns += mm_now_ns() - t0;
-    w->cpu_ns += mm_student_cpu_ns() - c0;
-    w->tick_ns += student_ticks_ns() - k0;
+    mm_idle_stop(&w->idle);
 }
 
-/* 1 if your process stayed idle while the cases ran: at most 2 ms + 1% of their time (ticks
- * also allowed two ticks of rounding per case). Else why, in buf. */
+/* 1 if your process stayed idle while all n cases ran (mm_idle_ok); else why, in buf. */
 static int student_was_idle(const watched_t *const *w, size_t n, char *buf, size_t cap)
 {
-    uint64_t cpu = 0, ticks = 0, wall = 0, slack = 2 * (uint64_t)(1000000000 / 100) * n;
+    mm_idle_t all = { 0 };
     for (size_t i = 0; i < n; i++)
-        cpu += w[i]->cpu_ns, ticks += w[i]->tick_ns, wall += w[i]->wall_ns;
-    uint64_t bound = 2000000 + wall / 100;
-    if (cpu <= bound && ticks <= bound + slack)
-        return 1;
-    snprintf(buf, cap, "your process ran while the baseline was measured (%.1f ms of CPU in "
-             "%.1f ms of baseline runs); nothing of yours may run between calls",
-             (double)(cpu > ticks ? cpu : ticks) / 1e6, (double)wall / 1e6);
-    return 0;
+        all.cpu_ns += w[i]->idle.cpu_ns, all.wall_ns += w[i]->idle.wall_ns;
+    return mm_idle_ok(&all, buf, cap);
 }
 
 /* The packed-vs-ideal speed-up the machine shows right now: the bench's own atomic counters 8 B
@@ -181,7 +151,7 @@ static int gated_while_idle(mm_json_t *j, const char *metric, mm_bench_case_t ba
                             mm_bench_case_t ideal, const mm_bench_case_t *yours,
                             mm_bench_gated_t *g)
 {
-    watched_t wb = { base, 0, 0, 0 }, wi = { ideal, 0, 0, 0 };
+    watched_t wb = { base, { 0 } }, wi = { ideal, { 0 } };
     mm_bench_case_t cb = { base.name, run_watched, &wb }, ci = { ideal.name, run_watched, &wi };
     int rc = mm_bench_gated_ratio(&cb, &ci, yours, WARMUP, REPS, OBSERVABLE, g);
     char why[300];
