@@ -11,12 +11,12 @@ import pytest
 
 from conftest import ROOT, SANDBOX_ENV, grade
 from grader.confinement import boundary
-from grader.grading import build, checkrun
+from grader.grading import bench, build, checkrun
 from grader.rules import labs, variants
 
 pytestmark = pytest.mark.slow
 
-LAB01 = "lab01-cache-lines"
+LAB01, LAB06 = "lab01-cache-lines", "lab06-mmap-datasets"
 HOSTILE = os.path.join(ROOT, "grader", "tests", "data", "hostile")
 ROOTED = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox uids)")
 SPLIT = [s for s in labs.slugs() if os.path.isfile(os.path.join(ROOT, "labs", s, "calls.toml"))]
@@ -165,3 +165,29 @@ def test_staff_seed_and_hidden_tests_are_not_in_the_students_process(tmp_path):
     assert "hostile: MLMEM_SEED in /proc/self/environ: absent" in own, out[-2000:]
     assert "hostile: MLMEM_STAFF_SEED in /proc/self/environ: absent" in own, out[-2000:]
     assert "hostile: test_hidden in /proc/self/exe: absent" in own, out[-2000:]
+
+
+def _naive_with_prologue(slug: str, name: str, file: str, sig: str, dest: str) -> str:
+    """The naive variant of `slug` with hostile/<name>.c run first thing in the function `sig`
+    opens in `file`."""
+    with open(os.path.join(HOSTILE, name + ".c")) as f:
+        code = f.read()
+    naive = variants.declared(slug)["naive"]["patch"]
+    return variants.make(slug, dest, naive + [{"file": file, "old": sig + "\n{",
+                                               "new": code + sig + "\n{\n    hostile();"}])
+
+
+def test_a_clock_patched_through_the_got_gains_nothing(tmp_path):
+    """Lab 06's naive reader with its process's clock_gettime GOT slot pointed at a slow clock:
+    its timed metric is the naive variant's still (zero), since the clock that scores is the
+    harness's; the patch itself took (its line is in the student's output)."""
+    sub = _naive_with_prologue(LAB06, "got", "src/reader.c",
+                               "int ds_open(ds_reader_t **out, const char *path)",
+                               str(tmp_path / "sub"))
+    g = grade(sub, "06", str(tmp_path / "out"), env=SANDBOX_ENV, extra=["--parts", "metrics"])
+    metric = g.metrics("06")["mmap_vs_pread"]
+    assert metric["score"] == 0, metric
+    lab = labs.load(LAB06)
+    built = build.build(lab, sub, tag="boundary-got")
+    run = bench.run_once(lab, os.path.join(built.out_dir, "bench"), "boundary-got", series=False)
+    assert "hostile: clock_gettime's slot patched" in run.stderr, run.stderr[-2000:]
