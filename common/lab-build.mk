@@ -107,7 +107,8 @@ STUDENT_COMMON := $(filter-out %/mm_seal.o %/mm_bench.o %/mm_bench_report.o %/mm
 SERVE_OBJS := $(OUT)/obj/gen/calls_student.o $(OUT)/obj/common/student/mm_serve.o \
               $(OUT)/obj/common/student/mm_student_confine.o $(call lab_objs,serve)
 CPPFLAGS += -I$(ROOT)/common/harness -I$(ROOT)/common/student
-PYTHON ?= python3
+# The Python the grader uses (3.11+, or 3.10 with tomli, for tomllib).
+PYTHON ?= $(shell sh $(ROOT)/common/find-python.sh 2>/dev/null || echo python3)
 
 $(OUT)/libpublic.a: $(filter-out $(STUDENT_OBJS),$(LIB_OBJS)) $(CU_OBJS)
 	@rm -f $@

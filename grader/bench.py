@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 import os
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from . import hostenv, hw, isolation, sandbox, seal
+from . import boundary, hostenv, hw, isolation, sandbox, seal
 from .labs import Lab, Metric
 from .results import FAILED, PARTIAL, PASSED, SKIPPED, Item
 
@@ -40,6 +40,7 @@ class Run:
     stderr: str = ""
     timed_out: bool = False
     dropped_bytes: int = 0            # output beyond the sandbox's cap, counted and dropped
+    removed_ipc: list[str] = field(default_factory=list)   # sandbox.RunResult.removed_ipc
 
 
 @dataclass
@@ -64,7 +65,9 @@ class BenchResult:
     def notes(self) -> list[str]:
         """What the score table does not show but results.json should: output dropped."""
         dropped = sum(r.dropped_bytes for r in self.runs)
-        return [f"the benchmark's output was cut: {dropped} more bytes dropped"] if dropped else []
+        removed = [w for r in self.runs for w in r.removed_ipc]
+        return ([f"the benchmark's output was cut: {dropped} more bytes dropped"] if dropped else
+                []) + ([sandbox.ipc_note(removed)] if removed else [])
 
 
 def parse_report(text: str) -> dict | None:
@@ -189,15 +192,19 @@ def run_once(lab: Lab, binary: str, run_name: str, series: bool = True) -> Run:
     limits = sandbox.Limits(timeout_s=timeout_s(lab), address_space_mb=hw.address_space_mb(lab),
                             data_mb=hw.data_mb(lab))
     channel = seal.Channel()
-    with sandbox.rundir(run_name, binary) as run_dir:
-        try:
-            res = sandbox.run([os.path.join(run_dir, os.path.basename(binary))], limits,
-                              cwd=run_dir, env=sandbox.base_env(
-                                  run_dir, **seal.ENV, **isolation.program_env(),
-                                  **({} if series else {"MLMEM_BENCH_SERIES": "0"})),
-                              fds=channel.fds)
-        finally:
-            got = channel.received()
+    series_env = {} if series else {"MLMEM_BENCH_SERIES": "0"}
+    if boundary.split(os.path.dirname(binary)):
+        res, got = _run_split(binary, run_name, limits, channel, series_env)
+    else:
+        with sandbox.rundir(run_name, binary) as run_dir:
+            try:
+                res = sandbox.run([os.path.join(run_dir, os.path.basename(binary))], limits,
+                                  cwd=run_dir, env=sandbox.base_env(
+                                      run_dir, **seal.ENV, **isolation.program_env(),
+                                      **series_env),
+                                  fds=channel.fds)
+            finally:
+                got = channel.received()
     body, problem = seal.report(channel.key, got)
     report = parse_report(body.decode("utf-8", "replace")) if body is not None else None
     if res.timed_out:
@@ -212,7 +219,23 @@ def run_once(lab: Lab, binary: str, run_name: str, series: bool = True) -> Run:
         why = "the benchmark's report is not one JSON object"
     else:
         why = "the benchmark did not report it"
-    return Run(report, why, res.stderr, res.timed_out, res.dropped_bytes)
+    return Run(report, why, res.stderr, res.timed_out, res.dropped_bytes, res.removed_ipc)
+
+
+def _run_split(binary: str, run_name: str, limits: sandbox.Limits, channel: seal.Channel,
+               series_env: dict[str, str]):
+    """run_once for a split lab: the trusted benchmark beside the student's program
+    (grader/boundary.py). Returns (the benchmark's result, with the student's output added to its
+    stderr; what came on the sealed channel)."""
+    with boundary.folders(run_name, binary) as (program, code_dir):
+        try:
+            pair = boundary.run_pair(program, code_dir, limits, sandbox.base_env(
+                os.path.dirname(program), **seal.ENV, **series_env), channel.fds)
+        finally:
+            got = channel.received()
+    own = pair.student.stdout + pair.student.stderr
+    return replace(pair.trusted, stderr=pair.trusted.stderr + own,
+                   removed_ipc=pair.student.removed_ipc), got
 
 
 def _cut_short(lab: Lab, mine: list[Run]) -> BenchResult:

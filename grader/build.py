@@ -81,7 +81,7 @@ def hold_dir(parent: str, name: str) -> str:
 def stage(lab: Lab, submission: str, dest: str) -> tuple[list[str], bool, list[str]]:
     """Copies the pristine lab to dest and overlays the submission's editable files. Returns
     (editable files missing from the submission, whether the submission lacks the lab, why files
-    were refused: links, devices, files over handed_in.MAX_FILE_BYTES)."""
+    were refused: links to files or folders, devices, files over handed_in.MAX_FILE_BYTES)."""
     if os.path.exists(dest):
         shutil.rmtree(dest)
     shutil.copytree(lab.path, dest)
@@ -91,7 +91,11 @@ def stage(lab: Lab, submission: str, dest: str) -> tuple[list[str], bool, list[s
     missing, refused = [], []
     for rel in lab.editable:
         src = os.path.join(sub_lab, rel)
-        why = handed_in.refusal(src, rel)
+        link = handed_in.link_on_the_way(submission, os.path.join(lab.slug, rel))
+        why = (f"{link}: refused: a symbolic link to a folder; hand in the folder itself"
+               if link else handed_in.refusal(src, rel))
+        if why in refused:
+            continue
         if why:
             refused.append(why)
         elif os.path.lexists(src):

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import os
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 
-from . import hidden, hostenv, hw, isolation, sandbox, seal
+from . import boundary, hidden, hostenv, hw, isolation, sandbox, seal
 from .labs import Lab
 from .results import PASSED, SKIPPED, Cause, Item
 
@@ -46,10 +47,13 @@ def stall_limit_s(lab: Lab) -> float:
     return lab.test_timeout_s * timeout_multiplier() + STALL_MARGIN_S
 
 
-def _env(run_dir: str, lab: Lab, seed: str | None, secret: bool) -> dict[str, str]:
+def _env(run_dir: str, lab: Lab, seed: str | None, secret: bool,
+         split: bool = False) -> dict[str, str]:
+    """The test program's environment; split: it is the trusted harness of a split lab
+    (grader/boundary.py), which does not confine itself: the student's program does."""
     env = sandbox.base_env(run_dir, CK_FORK="yes", CK_DEFAULT_TIMEOUT=f"{lab.test_timeout_s:g}",
                            CK_XML_LOG_FILE_NAME=os.path.join(run_dir, "check.xml"), **seal.ENV,
-                           **isolation.program_env())
+                           **({} if split else isolation.program_env()))
     for key in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS"):
         if key in os.environ:
             env[key] = os.environ[key]
@@ -132,16 +136,21 @@ def run_tests(lab: Lab, binary: str, run_name: str, seed: str | None,
                             max(1, len(lab.tests)) + 30,
                             address_space_mb=hw.address_space_mb(lab), data_mb=hw.data_mb(lab))
     channel = seal.Channel()
-    with sandbox.rundir(run_name, binary) as run_dir:
-        try:
-            whole = sandbox.run([os.path.join(run_dir, os.path.basename(binary))], limits,
-                                cwd=run_dir, env=_env(run_dir, lab, seed, secret),
-                                watch=sandbox.Watch(os.path.join(run_dir, "check.xml"),
-                                                    stall_limit_s(lab)),
-                                fds=channel.fds)
-        finally:
-            got = channel.received()
-        xml = _parse_xml(os.path.join(run_dir, "check.xml"))
+    if boundary.split(os.path.dirname(binary)):
+        whole, transcript, xml, got = _run_split(lab, binary, run_name, seed, secret, limits,
+                                                 channel)
+    else:
+        with sandbox.rundir(run_name, binary) as run_dir:
+            try:
+                whole = sandbox.run([os.path.join(run_dir, os.path.basename(binary))], limits,
+                                    cwd=run_dir, env=_env(run_dir, lab, seed, secret),
+                                    watch=sandbox.Watch(os.path.join(run_dir, "check.xml"),
+                                                        stall_limit_s(lab)),
+                                    fds=channel.fds)
+            finally:
+                got = channel.received()
+            xml = _parse_xml(os.path.join(run_dir, "check.xml"))
+        transcript = whole.stdout + whole.stderr
     recs = seal.records(channel.key, got)
     items = [_item(lab, t, xml, recs.marks, whole) for t in lab.tests]
     notes = []
@@ -152,7 +161,27 @@ def run_tests(lab: Lab, binary: str, run_name: str, seed: str | None,
         notes.append(f"the test program {whole.verdict()}; {len(xml)} test(s) had reported")
     if whole.dropped_bytes:
         notes.append(f"[{whole.dropped_bytes} more bytes of output dropped]")
+    if whole.removed_ipc:
+        notes.append(sandbox.ipc_note(whole.removed_ipc))
     if recs.forged:
         notes.append(f"flagged for staff review: {len(recs.forged)} line(s) on the result "
                      f"channel without the grader's seal (first: {recs.forged[0]!r})")
-    return items, whole.stdout + whole.stderr, notes
+    return items, transcript, notes
+
+
+def _run_split(lab: Lab, binary: str, run_name: str, seed: str | None, secret: bool,
+               limits: sandbox.Limits, channel: seal.Channel):
+    """run_tests for a split lab: the trusted test program beside the student's program
+    (grader/boundary.py). Returns (the test program's result, the transcript, the XML log's
+    results, what came on the sealed channel)."""
+    with boundary.folders(run_name, binary) as (program, code_dir):
+        run_dir = os.path.dirname(program)
+        try:
+            pair = boundary.run_pair(program, code_dir, limits,
+                                     _env(run_dir, lab, seed, secret, split=True), channel.fds,
+                                     sandbox.Watch(os.path.join(run_dir, "check.xml"),
+                                                   stall_limit_s(lab)))
+        finally:
+            got = channel.received()
+        xml = _parse_xml(os.path.join(run_dir, "check.xml"))
+    return replace(pair.trusted, removed_ipc=pair.student.removed_ipc), pair.output, xml, got

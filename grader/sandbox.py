@@ -131,6 +131,8 @@ class RunResult:
     limits: Limits = field(repr=False, default_factory=Limits)
     stalled: bool = False                 # stopped: its Watch saw no progress for stall_s
     watch: Watch | None = field(repr=False, default=None)
+    # SysV IPC objects the sandbox uid left behind, removed after the run (sweep_ipc).
+    removed_ipc: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -350,6 +352,48 @@ def _kill_everything(sid: int, uid: int | None):
         _kill_uid(uid)
 
 
+IPC_RMID = 0
+_IPC_KINDS = (("shm", "shared memory segment", "shmctl"), ("sem", "semaphore set", "semctl"),
+              ("msg", "message queue", "msgctl"))
+
+
+def _ipc_of(uid: int) -> list[tuple[str, int, str]]:
+    """(kind, id, description) of every SysV IPC object `uid` owns or created, from
+    /proc/sysvipc (this IPC namespace's)."""
+    found = []
+    for kind, name, _ in _IPC_KINDS:
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                head, *rows = f.read().splitlines()
+        except OSError:
+            continue
+        cols = head.split()
+        for row in rows:
+            v = dict(zip(cols, row.split()))
+            if uid in (int(v.get("uid", -1)), int(v.get("cuid", -1))):
+                ident = int(v.get("shmid", v.get("semid", v.get("msqid", -1))))
+                size = f" ({int(v['size']) >> 20} MiB)" if "size" in v else ""
+                found.append((kind, ident, f"{name} {ident}{size}"))
+    return found
+
+
+def sweep_ipc(uid: int) -> list[str]:
+    """Removes the SysV IPC objects of `uid` (where the run had no IPC namespace of its own,
+    they would outlive it): what was removed, and a line for anything still there after."""
+    removed = []
+    for kind, ident, what in _ipc_of(uid):
+        ctl = getattr(_libc, dict((k, c) for k, _, c in _IPC_KINDS)[kind])
+        rc = ctl(ident, 0, IPC_RMID, None) if kind == "sem" else ctl(ident, IPC_RMID, None)
+        removed.append(what if rc == 0 else f"{what}: could not be removed")
+    left = _ipc_of(uid)
+    return removed + [f"{what}: still there after the sweep" for _, _, what in left]
+
+
+def ipc_note(removed: list[str]) -> str:
+    """The note results.json keeps of what sweep_ipc removed after a run."""
+    return "removed after the run (SysV IPC objects your code left): " + "; ".join(removed)
+
+
 def _kill_uid(uid: int):
     """Kills every process of `uid` (as root): a child takes the uid and signals -1."""
     pid = os.fork()
@@ -419,20 +463,30 @@ def confine(cmd: list[str], cwd: str, env: dict[str, str] | None,
     return isolation.bwrap_args(cwd, cwd, env or {}, read_only) + cmd
 
 
-def run(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = None,
-        sandbox_user: bool = True, watch: Watch | None = None,
-        fds: dict[int, int] | None = None, read_only: tuple[str, ...] = ()) -> RunResult:
-    """Runs `cmd` in `cwd` (a folder from workdir()) under `limits`, confined (confine()). As
-    root (with sandbox_user) the program runs as a sandbox uid that no other process on this
-    kernel has, with no groups but those of the GPU device files (device_groups()); `cwd` is
-    handed to that uid. fds: {fd number in the program: open fd of the grader} (result channels).
-    With `watch`, the program is also stopped when it makes no progress (see Watch). Never raises
-    for anything the program does; raises UidsBusy when every sandbox uid is taken."""
+@dataclass
+class Running:
+    """A program started by start(), not yet finished."""
+    proc: subprocess.Popen
+    drop_to: int | None
+    limits: Limits
+    watch: Watch | None
+    sandbox_user: bool
+    started: float
+    outs: list
+    dropped: list
+    threads: list
+    running: threading.Event
+
+
+def start(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = None,
+          sandbox_user: bool = True, watch: Watch | None = None,
+          fds: dict[int, int] | None = None, read_only: tuple[str, ...] = ()) -> Running:
+    """Starts `cmd` as run() does and returns at once; finish() waits for it and cleans up."""
     global _last_uid
     _become_subreaper()
     _reap_all()
     drop = _dropping() and sandbox_user
-    start = time.monotonic()
+    started = time.monotonic()
     proc, drop_to = _start(confine(cmd, cwd, env, read_only) if sandbox_user else cmd, limits,
                            cwd, env, drop, fds or {})
     _last_uid = drop_to if drop_to is not None else _last_uid
@@ -445,22 +499,43 @@ def run(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = N
     threads.append(threading.Thread(target=_reap_orphans, args=(proc.pid, running), daemon=True))
     for t in threads:
         t.start()
+    return Running(proc, drop_to, limits, watch, sandbox_user, started, outs, dropped, threads,
+                   running)
+
+
+def finish(r: Running, wait: bool = True) -> RunResult:
+    """Waits for a started program (wait=False: stops it now), kills everything it left and
+    returns how it went."""
     ended = "exited"
     try:
-        ended = _wait(proc, limits, watch, start)
+        if wait:
+            ended = _wait(r.proc, r.limits, r.watch, r.started)
     finally:  # also when the grader itself is stopped (SIGTERM: see grader/__main__.py)
-        running.clear()
-        _kill_everything(proc.pid, drop_to)
-    proc.wait()
+        r.running.clear()
+        _kill_everything(r.proc.pid, r.drop_to)
+        removed = sweep_ipc(r.drop_to) if r.drop_to is not None else []
+    r.proc.wait()
     _reap_all()
-    for t in threads:
+    for t in r.threads:
         t.join(timeout=5)
-    rc = proc.returncode
-    if sandbox_user and isolation.current().namespaces and 128 < rc <= 128 + 64:
+    rc = r.proc.returncode
+    if r.sandbox_user and isolation.current().namespaces and 128 < rc <= 128 + 64:
         rc = 128 - rc   # bubblewrap exits 128 + N when its program dies of signal N
     text = lambda o: (o[0] if o else b"").decode("utf-8", "replace")
     return RunResult(returncode=rc if rc >= 0 else None, signal=-rc if rc < 0 else None,
-                     timed_out=ended == "timed out", stdout=text(outs[0]),
-                     stderr=text(outs[1]), dropped_bytes=dropped[0],
-                     wall_s=time.monotonic() - start, limits=limits, stalled=ended == "stalled",
-                     watch=watch)
+                     timed_out=ended == "timed out", stdout=text(r.outs[0]),
+                     stderr=text(r.outs[1]), dropped_bytes=r.dropped[0],
+                     wall_s=time.monotonic() - r.started, limits=r.limits,
+                     stalled=ended == "stalled", watch=r.watch, removed_ipc=removed)
+
+
+def run(cmd: list[str], limits: Limits, cwd: str, env: dict[str, str] | None = None,
+        sandbox_user: bool = True, watch: Watch | None = None,
+        fds: dict[int, int] | None = None, read_only: tuple[str, ...] = ()) -> RunResult:
+    """Runs `cmd` in `cwd` (a folder from workdir()) under `limits`, confined (confine()). As
+    root (with sandbox_user) the program runs as a sandbox uid that no other process on this
+    kernel has, with no groups but those of the GPU device files (device_groups()); `cwd` is
+    handed to that uid. fds: {fd number in the program: open fd of the grader} (result channels).
+    With `watch`, the program is also stopped when it makes no progress (see Watch). Never raises
+    for anything the program does; raises UidsBusy when every sandbox uid is taken."""
+    return finish(start(cmd, limits, cwd, env, sandbox_user, watch, fds, read_only))

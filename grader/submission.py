@@ -32,6 +32,16 @@ def refusal(path: str, rel: str) -> str | None:
                 "handed-in file may have")
     return None
 
+def link_on_the_way(root: str, rel: str) -> str | None:
+    """The first folder of `rel` (a path under root, file excluded) that is a symbolic link, as a
+    path relative to root, or None: a link to a folder would hand in what it points to."""
+    parts = rel.split(os.sep)[:-1]
+    for k in range(1, len(parts) + 1):
+        if os.path.islink(os.path.join(root, *parts[:k])):
+            return os.path.join(*parts[:k])
+    return None
+
+
 ANSWERS = "answers.md"      # labs/<lab>/answers.md: the answers to the handout's questions
 TIMELOG = "timelog.md"      # labs/<lab>/timelog.md: the student's time log, if kept
 
@@ -87,11 +97,14 @@ def resolve(path: str, chosen: list[Lab], scratch: str) -> str | None:
     """A folder laid out like labs/ holding the submission's work for the chosen labs, or None
     if none of it is there. `scratch` (created if needed) receives loose files."""
     for cand in (path, os.path.join(path, "labs")):
+        if cand != path and os.path.islink(cand):
+            continue   # a link to a folder (the reference's?) is not the student's work
         if _has_labs(cand, chosen):
             return cand
     entries = [e for e in os.listdir(path) if not e.startswith(".")] if os.path.isdir(path) else []
-    if len(entries) == 1 and os.path.isdir(os.path.join(path, entries[0])):
-        inner = resolve(os.path.join(path, entries[0]), chosen, scratch)
+    one = os.path.join(path, entries[0]) if len(entries) == 1 else ""
+    if one and os.path.isdir(one) and not os.path.islink(one):
+        inner = resolve(one, chosen, scratch)
         if inner:
             return inner
     return _loose(path, chosen, scratch) if os.path.isdir(path) else None
