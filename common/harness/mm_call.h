@@ -28,7 +28,8 @@ void mm_call_on_fail(void (*fail)(const char *msg));
 void mm_student_stop(void);
 /* The student process's pid, as the kernel told it (SO_PASSCRED); starts it if need be. */
 pid_t mm_student_pid(void);
-/* CPU time the student process has used so far (all its threads), in ns, read from /proc. */
+/* CPU time the student process has used so far (all its threads, those that ended too), in ns:
+ * the kernel's clock of that process. */
 uint64_t mm_student_cpu_ns(void);
 
 /* Memory at the same address in both processes: n bytes zeroed, 64-byte aligned (pages for

@@ -10,7 +10,9 @@ import sys
 import pytest
 
 from conftest import ROOT, SANDBOX_ENV, grade
-from grader import boundary, build, checkrun, labs, variants
+from grader.confinement import boundary
+from grader.grading import build, checkrun
+from grader.rules import labs, variants
 
 pytestmark = pytest.mark.slow
 
@@ -134,7 +136,7 @@ def test_sysv_leftovers_are_removed_and_reported(tmp_path):
     src.write_text("#include <sys/shm.h>\nint main(void) { return shmget(IPC_PRIVATE, 1 << 20, "
                    "IPC_CREAT | 0600) < 0; }\n")
     subprocess.run(["cc", "-o", str(prog), str(src)], check=True)
-    code = ("import sys; from grader import sandbox\n"
+    code = ("import sys; from grader.confinement import sandbox\n"
             "with sandbox.rundir('ipc', sys.argv[1]) as d:\n"
             "    r = sandbox.run([d + '/leak'], sandbox.Limits(timeout_s=30), cwd=d,"
             " env=sandbox.base_env(d))\n"
