@@ -1,13 +1,21 @@
 /* Lab 03 benchmark: your contiguous() of a transposed matrix and of a channels-last activation
  * as a fraction of memcpy's bandwidth, and your blocked transpose against the naive strided loop
  * of src/baseline.c, all measured in the same run.
+ * Your code runs in its own process (calls.toml): each of its timed runs is one call, timed here
+ * around the call (mm_call_last_ns), on buffers in memory shared with it. memcpy and the naive
+ * loop run here, on the same buffers, while your process must be idle (its CPU time is read
+ * before and after each of their runs). Every output is checked against the values the source
+ * was filled with (element k is k), never against the shared source itself.
  * Prints one JSON object (common/mm_bench.h); the grader scores it with lab.toml's thresholds. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "../serve/batch.h"
 #include "baseline.h"
 #include "copy.h"
-#include "mm_aligned.h"
 #include "mm_bench.h"
+#include "mm_call.h"
+#include "mm_timer.h"
 #include "view.h"
 
 /* The workloads: about 64 MB of float32 each, twice the L3 of the machine the thresholds come
@@ -37,16 +45,74 @@
 static const char *const METRICS[] = { "contiguous_transposed", "contiguous_channels_last",
                                        "transpose_speedup", NULL };
 
-typedef struct {
-    float *src, *dst, *ref; /* the storage, contiguous()'s output, memcpy's output */
-} buffers_t;
+/* CPU time your process may use while a baseline runs here: 2 ms and 1% of the baseline's time
+ * (reading /proc and waking up cost a little; a thread of yours that runs alongside costs all). */
+#define IDLE_NS 2000000.0
+#define IDLE_FRACTION 0.01
 
 typedef struct {
-    const tv_t *v;
-    void *dst;
-    size_t bytes;
-    int rc;
-} contig_arg_t;
+    float *src, *dst, *ref; /* shared: the storage, your output, the baselines' output */
+} buffers_t;
+
+/* One side of a paired round: baseline code run here, or one call into your process. */
+typedef struct {
+    void (*here)(void *arg);
+    int (*yours)(void *arg); /* returns the call's result (0: success) */
+    void *arg;
+} side_t;
+
+/* What paired() measured. */
+typedef struct {
+    double ratio;         /* median over rounds of t_base / t_yours */
+    double t_base, t_yours; /* medians, seconds */
+    int rc;               /* the first failing result of a call of yours, else 0 */
+    double busy_ms;       /* the most CPU time your process used during one baseline run */
+    int busy;             /* it used more than IDLE_NS + IDLE_FRACTION of that run */
+} paired_t;
+
+/* Runs s once: its time in seconds (a call of yours: the harness's time around the call). */
+static double time_side(const side_t *s, paired_t *p)
+{
+    if (s->yours) {
+        int rc = s->yours(s->arg);
+        if (rc != 0 && p->rc == 0)
+            p->rc = rc;
+        return (double)mm_call_last_ns() * 1e-9;
+    }
+    uint64_t c0 = mm_student_cpu_ns(), t0 = mm_now_ns();
+    s->here(s->arg);
+    double t = mm_elapsed_s(t0);
+    uint64_t used = mm_student_cpu_ns() - c0; /* a thread that ended wraps: counted as busy */
+    if ((double)used > IDLE_NS + IDLE_FRACTION * t * 1e9)
+        p->busy = 1;
+    if ((double)used * 1e-6 > p->busy_ms)
+        p->busy_ms = (double)used * 1e-6;
+    return t;
+}
+
+/* base then yours in each of `reps` rounds (after `warmup`), as mm_bench_paired_ratio does:
+ * both sides of each ratio see the same machine load. Returns 0, or -EINVAL / -ENOMEM. */
+static int paired(const side_t *base, const side_t *yours, unsigned warmup, unsigned reps,
+                  paired_t *p)
+{
+    double t[3 * MM_BENCH_MAX_REPS];
+    memset(p, 0, sizeof *p);
+    if (reps == 0 || reps > MM_BENCH_MAX_REPS)
+        return -EINVAL;
+    for (unsigned w = 0; w < warmup; w++) {
+        time_side(base, p);
+        time_side(yours, p);
+    }
+    for (unsigned r = 0; r < reps; r++) {
+        t[r] = time_side(base, p);
+        t[reps + r] = time_side(yours, p);
+        t[2 * reps + r] = t[reps + r] > 0 ? t[r] / t[reps + r] : 0;
+    }
+    p->ratio = mm_median(&t[2 * reps], reps);
+    p->t_base = mm_median(t, reps);
+    p->t_yours = mm_median(&t[reps], reps);
+    return 0;
+}
 
 typedef struct {
     void *dst;
@@ -54,33 +120,36 @@ typedef struct {
     size_t bytes;
 } memcpy_arg_t;
 
-static void run_contiguous(void *p)
-{
-    contig_arg_t *a = p;
-    int rc = tv_contiguous(a->v, a->dst, a->bytes);
-    if (rc != 0)
-        a->rc = rc;
-}
-
 static void run_memcpy(void *p)
 {
     memcpy_arg_t *a = p;
     memcpy(a->dst, a->src, a->bytes);
 }
 
+typedef struct {
+    const tv_t *v;
+    void *dst;
+    size_t bytes;
+} contig_arg_t;
+
+static int call_contiguous(void *p)
+{
+    contig_arg_t *a = p;
+    return tv_contiguous(a->v, a->dst, a->bytes);
+}
+
 /* Index of the first element of out (v's elements, in order) that is wrong, or -1: the
- * benchmark's own odometer walk over v. */
+ * benchmark's own odometer walk over v, whose storage element k is k. */
 static int64_t first_wrong(const tv_t *v, const float *out)
 {
     int64_t idx[TV_MAX_DIMS] = { 0 }, n = 1;
     for (unsigned k = 0; k < v->ndim; k++)
         n *= v->shape[k];
-    const float *s = (const float *)v->data;
     for (int64_t e = 0; e < n; e++) {
         int64_t off = v->offset;
         for (unsigned k = 0; k < v->ndim; k++)
             off += idx[k] * v->strides[k];
-        if (memcmp(&out[e], &s[off], sizeof(float)) != 0)
+        if (out[e] != (float)off)
             return e;
         for (unsigned k = v->ndim; k-- > 0 && ++idx[k] == v->shape[k];)
             idx[k] = 0;
@@ -88,122 +157,121 @@ static int64_t first_wrong(const tv_t *v, const float *out)
     return -1;
 }
 
+/* Fails or skips `name` if p says so (a call of yours failed, your process ran during a
+ * baseline); returns 1 then. */
+static int refused(mm_json_t *j, const char *name, const char *fn, const paired_t *p)
+{
+    if (p->rc != 0)
+        mm_bench_failf(j, name, "%s failed: %s", fn, strerror(p->rc < 0 ? -p->rc : p->rc));
+    else if (p->busy)
+        mm_bench_skipf(j, name, "your process ran while the baseline was measured (%.1f ms of "
+                       "CPU time during one run): not scored", p->busy_ms);
+    return p->rc != 0 || p->busy;
+}
+
 /* contiguous() of v vs memcpy of as many bytes: paired rounds, median of t_memcpy / t_yours. */
 static void bench_contiguous(mm_json_t *j, const char *name, const tv_t *v, buffers_t *b,
                              const char *what)
 {
     size_t bytes = (size_t)v->storage_elems * sizeof(float); /* views of their whole storage */
-    contig_arg_t ca = { v, b->dst, bytes, 0 };
+    contig_arg_t ca = { v, b->dst, bytes };
     memcpy_arg_t ma = { b->ref, b->src, bytes };
-    mm_bench_case_t base = { "memcpy", run_memcpy, &ma }, yours = { "yours", run_contiguous, &ca };
-    double ratio, tb, ty;
+    side_t base = { run_memcpy, NULL, &ma }, yours = { NULL, call_contiguous, &ca };
+    paired_t p;
     memset(b->dst, 0, bytes);
-    int rc = mm_bench_paired_ratio(&base, &yours, WARMUP, REPS, &ratio, &tb, &ty);
-    int64_t bad = ca.rc == 0 && rc == 0 ? first_wrong(v, b->dst) : -1;
-    if (ca.rc != 0 || rc != 0)
-        mm_bench_failf(j, name, "tv_contiguous failed: %s", strerror(-(ca.rc ? ca.rc : rc)));
-    else if (bad >= 0)
+    if (paired(&base, &yours, WARMUP, REPS, &p) != 0) {
+        mm_bench_fail(j, name, "timing failed");
+        return;
+    }
+    if (refused(j, name, "tv_contiguous", &p))
+        return;
+    int64_t bad = first_wrong(v, b->dst);
+    if (bad >= 0)
         mm_bench_failf(j, name, "tv_contiguous wrote a wrong element %lld (%s)", (long long)bad,
                        what);
     else
-        mm_bench_metricf(j, name, ratio, "x memcpy", "memcpy %.1f ms (%.1f GB/s), yours %.1f ms "
-                         "(%.1f GB/s); medians of %d rounds, %s", tb * 1e3,
-                         (double)bytes / tb * 1e-9, ty * 1e3, (double)bytes / ty * 1e-9, REPS,
-                         what);
+        mm_bench_metricf(j, name, p.ratio, "x memcpy", "memcpy %.1f ms (%.1f GB/s), yours %.1f "
+                         "ms (%.1f GB/s); medians of %d rounds, %s", p.t_base * 1e3,
+                         (double)bytes / p.t_base * 1e-9, p.t_yours * 1e3,
+                         (double)bytes / p.t_yours * 1e-9, REPS, what);
 }
 
 typedef struct {
-    void (*fn)(const float *, size_t, size_t, size_t, float *, size_t);
     const float *src;
     float *dst;
+    size_t tile; /* 0: tv_transpose2d_f32 */
 } transpose_arg_t;
 
-static void run_transpose(void *p)
+static void run_naive(void *p)
 {
     transpose_arg_t *a = p;
-    a->fn(a->src, ROWS, COLS, COLS, a->dst, ROWS);
+    tv_naive_transpose2d_f32(a->src, ROWS, COLS, COLS, a->dst, ROWS);
 }
 
-static void yours_transpose(const float *src, size_t rows, size_t cols, size_t ls, float *dst,
-                            size_t ld)
+static int call_transpose(void *p)
 {
-    if (tv_transpose2d_f32(src, rows, cols, ls, dst, ld) != 0)
-        memset(dst, 0xFF, rows * cols * sizeof *dst); /* caught by the check after timing */
+    transpose_arg_t *a = p;
+    return a->tile ? tv_transpose2d_f32_tiled(a->src, ROWS, COLS, COLS, a->dst, ROWS, a->tile)
+                   : tv_transpose2d_f32(a->src, ROWS, COLS, COLS, a->dst, ROWS);
 }
 
-/* Index of the first wrong element of dst = src^T (ROWS x COLS), or -1. */
-static int64_t transpose_wrong(const float *src, const float *dst)
+/* Index of the first wrong element of dst = src^T (ROWS x COLS, source element k is k), or -1. */
+static int64_t transpose_wrong(const float *dst)
 {
     for (size_t j = 0; j < COLS; j++)
         for (size_t i = 0; i < ROWS; i++)
-            if (memcmp(&dst[j * ROWS + i], &src[i * COLS + j], sizeof(float)) != 0)
+            if (dst[j * ROWS + i] != (float)(i * COLS + j))
                 return (int64_t)(j * ROWS + i);
     return -1;
 }
 
 static void bench_transpose(mm_json_t *j, buffers_t *b)
 {
-    transpose_arg_t na = { tv_naive_transpose2d_f32, b->src, b->ref };
-    transpose_arg_t ya = { yours_transpose, b->src, b->dst };
-    mm_bench_case_t base = { "naive", run_transpose, &na }, yours = { "yours", run_transpose, &ya };
-    double ratio, tb, ty;
+    transpose_arg_t na = { b->src, b->ref, 0 }, ya = { b->src, b->dst, 0 };
+    side_t base = { run_naive, NULL, &na }, yours = { NULL, call_transpose, &ya };
+    paired_t p;
     memset(b->dst, 0, NELEMS * sizeof(float));
-    int rc = mm_bench_paired_ratio(&base, &yours, WARMUP, REPS, &ratio, &tb, &ty);
-    if (rc != 0 || transpose_wrong(b->src, b->dst) >= 0) {
-        mm_bench_fail(j, "transpose_speedup", rc != 0 ? "timing failed"
-                      : "tv_transpose2d_f32 failed or wrote a wrong element");
+    if (paired(&base, &yours, WARMUP, REPS, &p) != 0)
+        mm_bench_fail(j, "transpose_speedup", "timing failed");
+    else if (refused(j, "transpose_speedup", "tv_transpose2d_f32", &p))
         return;
-    }
-    mm_bench_speedup(j, "transpose_speedup", ratio, "naive strided loop", tb, ty, REPS,
-                     "%d x %d float32", ROWS, COLS);
+    else if (transpose_wrong(b->dst) >= 0)
+        mm_bench_fail(j, "transpose_speedup", "tv_transpose2d_f32 wrote a wrong element");
+    else
+        mm_bench_speedup(j, "transpose_speedup", p.ratio, "naive strided loop", p.t_base,
+                         p.t_yours, REPS, "%d x %d float32", ROWS, COLS);
 }
 
 #define NTILES 11 /* 1, 2, 4, ..., 1024 */
 
-typedef struct {
-    const float *src;
-    float *dst;
-    size_t tile;
-    int rc;
-} tiled_arg_t;
-
-static void run_tiled(void *p)
-{
-    tiled_arg_t *a = p;
-    int rc = tv_transpose2d_f32_tiled(a->src, ROWS, COLS, COLS, a->dst, ROWS, a->tile);
-    if (rc != 0)
-        a->rc = rc;
-}
-
 /* The channels-last case as contiguous() does it: per image, the (H*W) x C matrix (rows
- * 1 KiB apart) transposed into C x (H*W). */
-static void run_tiled_cl(void *p)
+ * 1 KiB apart) transposed into C x (H*W), all N in one call (serve/batch.c). */
+static int call_tiled_cl(void *p)
 {
-    tiled_arg_t *a = p;
-    for (size_t n = 0; n < N; n++) {
-        int rc = tv_transpose2d_f32_tiled(a->src + n * H * W * C, H * W, C, C,
-                                          a->dst + n * C * H * W, H * W, a->tile);
-        if (rc != 0)
-            a->rc = rc;
-    }
+    transpose_arg_t *a = p;
+    tv_batch_t q = { (uintptr_t)a->src, (uintptr_t)a->dst, H * W, C, C, H * W, a->tile, N,
+                     H * W * C, C * H * W };
+    return mm_call_work("transpose_batch", &q, sizeof q, NULL, 0);
 }
 
 /* The `blocking` series (about half of the benchmark's time: measured only on the runs whose
  * series is drawn): each tile size's time, as a fraction of memcpy's in the same round,
- * on both graded shapes: the 4000 x 4000 matrix (frac) and the channels-last one (frac_cl). */
+ * on both graded shapes: the 4000 x 4000 matrix (frac) and the channels-last one (frac_cl).
+ * Returns 0, or -1 (no series) if a call failed or your process ran during memcpy. */
 static int blocking_series(buffers_t *b, size_t *tile, double *frac, double *frac_cl)
 {
     memcpy_arg_t ma = { b->ref, b->src, NELEMS * sizeof(float) };
     memcpy_arg_t mc = { b->ref, b->src, NHWC_ELEMS * sizeof(float) };
-    mm_bench_case_t base = { "memcpy", run_memcpy, &ma }, base_cl = { "memcpy", run_memcpy, &mc };
+    side_t base = { run_memcpy, NULL, &ma }, base_cl = { run_memcpy, NULL, &mc };
     for (int t = 0; t < NTILES; t++) {
-        tiled_arg_t ta = { b->src, b->dst, (size_t)1 << t, 0 };
-        mm_bench_case_t yours = { "tiled", run_tiled, &ta }, cl = { "tiled", run_tiled_cl, &ta };
+        transpose_arg_t ta = { b->src, b->dst, (size_t)1 << t };
+        side_t yours = { NULL, call_transpose, &ta }, cl = { NULL, call_tiled_cl, &ta };
+        paired_t p, pc;
         tile[t] = ta.tile;
-        if (mm_bench_paired_ratio(&base, &yours, 0, 5, &frac[t], NULL, NULL) != 0 ||
-            mm_bench_paired_ratio(&base_cl, &cl, 0, 5, &frac_cl[t], NULL, NULL) != 0 ||
-            ta.rc != 0)
+        if (paired(&base, &yours, 0, 5, &p) != 0 || paired(&base_cl, &cl, 0, 5, &pc) != 0 ||
+            p.rc || p.busy || pc.rc || pc.busy)
             return -1;
+        frac[t] = p.ratio, frac_cl[t] = pc.ratio;
     }
     return 0;
 }
@@ -224,22 +292,26 @@ static void write_series(mm_json_t *j, const size_t *tile, const double *frac,
 }
 
 /* The gate's figure: the provided naive transpose's speed as a fraction of memcpy of the same
- * bytes (median of GATE_REPS paired rounds; no code of yours runs). -1 if it could not be timed. */
+ * bytes (median of GATE_REPS paired rounds; no code of yours runs, and your process must be
+ * idle). -1 if it could not be timed, -2 if your process ran meanwhile. */
 static double strided_fraction(buffers_t *b)
 {
-    transpose_arg_t na = { tv_naive_transpose2d_f32, b->src, b->dst };
+    transpose_arg_t na = { b->src, b->dst, 0 };
     memcpy_arg_t ma = { b->ref, b->src, NELEMS * sizeof(float) };
-    mm_bench_case_t base = { "memcpy", run_memcpy, &ma }, naive = { "naive", run_transpose, &na };
-    double frac;
-    if (mm_bench_paired_ratio(&base, &naive, WARMUP, GATE_REPS, &frac, NULL, NULL) != 0)
+    side_t base = { run_memcpy, NULL, &ma }, naive = { run_naive, NULL, &na };
+    paired_t p;
+    if (paired(&base, &naive, WARMUP, GATE_REPS, &p) != 0)
         return -1;
-    return frac;
+    return p.busy ? -2 : p.ratio;
 }
 
 /* Skips the three metrics, saying why, if this run cannot show the effect; returns 1 then. */
 static int gate_fired(mm_json_t *j, double frac)
 {
-    if (frac < 0)
+    if (frac == -2)
+        mm_bench_skip_all(j, METRICS, "your process ran while the naive strided transpose was "
+                          "timed against memcpy: not scored");
+    else if (frac < 0)
         mm_bench_skip_all(j, METRICS, "could not time the naive strided transpose against "
                           "memcpy");
     else if (frac > STRIDED_MAX)
@@ -278,16 +350,17 @@ int main(void)
     mm_json_t j;
     mm_bench_open(&j, "03");
     double strided = -1;
-    buffers_t b = { mm_aligned_alloc(4096, MAX_ELEMS * sizeof(float)),
-                    mm_aligned_alloc(4096, MAX_ELEMS * sizeof(float)),
-                    mm_aligned_alloc(4096, MAX_ELEMS * sizeof(float)) };
-    if (!b.src || !b.dst || !b.ref) {
-        mm_bench_fail_all(&j, METRICS, "out of memory (the benchmark needs 3 x 64 MB)");
+    int rc = mm_call_setup();
+    if (rc < 0) {
+        mm_bench_fail_all(&j, METRICS, "cannot start the program that runs your code: %s",
+                          strerror(-rc));
         mm_bench_end_metrics(&j);
     } else {
+        buffers_t b = { mm_shared_alloc(MAX_ELEMS * sizeof(float)),
+                        mm_shared_alloc(MAX_ELEMS * sizeof(float)),
+                        mm_shared_alloc(MAX_ELEMS * sizeof(float)) };
         for (size_t i = 0; i < MAX_ELEMS; i++)
             b.src[i] = (float)i;
-        memset(b.ref, 0, MAX_ELEMS * sizeof(float));
         run_all(&j, &b, &strided);
     }
     mm_json_object(&j, "info");
@@ -297,8 +370,6 @@ int main(void)
     if (strided >= 0)
         mm_json_num(&j, "strided_fraction_of_memcpy", strided);
     mm_json_end(&j);
-    mm_aligned_free(b.src);
-    mm_aligned_free(b.dst);
-    mm_aligned_free(b.ref);
+    mm_student_stop();
     return 0;
 }

@@ -8,11 +8,10 @@
 
 #define GUARD 16 /* bytes after the expected output that must stay untouched */
 
-/* A buffer of `bytes` + GUARD bytes, all 0xA5. */
+/* A buffer of `bytes` + GUARD bytes, all 0xA5, in shared memory (your code writes it). */
 static unsigned char *guarded(size_t bytes)
 {
-    unsigned char *p = malloc(bytes + GUARD);
-    ck_assert_ptr_nonnull(p);
+    unsigned char *p = mm_shared_alloc(bytes + GUARD);
     memset(p, 0xA5, bytes + GUARD);
     return p;
 }
@@ -47,22 +46,22 @@ static void check_contiguous(const tv_t *v, const model_t *m, const char *what)
                   shape_str(v->ndim, v->strides), (long long)v->offset, v->elem_size,
                   (long long)e, (long long)(e < 0 ? 0 : m->at[e]));
     assert_guard(dst, bytes, what);
-    free(dst);
+    mm_shared_free(dst);
 }
 
 MM_TEST(test_contiguous_of_contiguous)
 {
-    float buf[40], out[16];
+    float *buf = mm_shared_alloc(40 * sizeof *buf), *out = mm_shared_alloc(16 * sizeof *out);
     for (int i = 0; i < 40; i++)
         buf[i] = (float)i;
     tv_t v = { .data = buf, .storage_elems = 40, .elem_size = 4, .offset = 7, .ndim = 2,
                .shape = { 3, 5 }, .strides = { 5, 1 } };
-    MM_ASSERT_OK(tv_contiguous(&v, out, sizeof out));
+    MM_ASSERT_OK(tv_contiguous(&v, out, 16 * sizeof *out));
     for (int i = 0; i < 15; i++)
         ck_assert_msg(out[i] == (float)(7 + i), "(3, 5) at offset 7: out[%d] = %g, expected %d",
                       i, (double)out[i], 7 + i);
     v.offset = 8, v.shape[1] = 3; /* x[:, 1:4] */
-    MM_ASSERT_OK(tv_contiguous(&v, out, sizeof out));
+    MM_ASSERT_OK(tv_contiguous(&v, out, 16 * sizeof *out));
     for (int i = 0; i < 9; i++)
         ck_assert_msg(out[i] == (float)(8 + i / 3 * 5 + i % 3),
                       "x[:, 1:4] of (3, 5) at offset 7: out[%d] = %g, expected %d", i,
@@ -86,13 +85,13 @@ MM_TEST(test_contiguous_random_views)
         }
         check_contiguous(&v, &m, round % 2 ? "a strided view" : "a chain of views");
         model_free(&m);
-        free(v.data);
+        mm_shared_free(v.data);
     }
 }
 MM_END_TEST
 
-/* base.permute(perm) for a new contiguous float32 tensor of shape `base`, made by hand. The
- * caller frees v.data. */
+/* base.permute(perm) for a new contiguous float32 tensor of shape `base`, made by hand, in
+ * shared memory. The caller frees v.data with mm_shared_free. */
 static tv_t permuted(unsigned ndim, const int64_t *base, const unsigned *perm)
 {
     int64_t st[TV_MAX_DIMS], n = 1;
@@ -100,8 +99,8 @@ static tv_t permuted(unsigned ndim, const int64_t *base, const unsigned *perm)
         st[k] = n;
         n *= base[k];
     }
-    tv_t v = { .data = malloc((size_t)n * 4), .storage_elems = n, .elem_size = 4, .ndim = ndim };
-    ck_assert_ptr_nonnull(v.data);
+    tv_t v = { .data = mm_shared_alloc((size_t)n * 4), .storage_elems = n, .elem_size = 4,
+               .ndim = ndim };
     for (unsigned k = 0; k < ndim; k++) {
         v.shape[k] = base[perm[k]];
         v.strides[k] = st[perm[k]];
@@ -117,7 +116,7 @@ static void check_permuted(unsigned ndim, const int64_t *base, const unsigned *p
     model_t m = model_of(&v);
     check_contiguous(&v, &m, what);
     model_free(&m);
-    free(v.data);
+    mm_shared_free(v.data);
 }
 
 MM_TEST(test_contiguous_ml_layouts)
@@ -139,26 +138,26 @@ MM_END_TEST
 
 MM_TEST(test_contiguous_bad_args)
 {
-    float buf[24], out[24];
+    const size_t size = 24 * sizeof(float);
+    float *buf = mm_shared_alloc(size), *out = mm_shared_alloc(size); /* zeroed */
     tv_t v = { .data = buf, .storage_elems = 24, .elem_size = 4, .ndim = 2, .shape = { 4, 6 },
                .strides = { 1, 4 } };
-    memset(out, 0, sizeof out);
-    MM_ASSERT_ERR(tv_contiguous(&v, out, sizeof out - 1), -ENOBUFS);
+    MM_ASSERT_ERR(tv_contiguous(&v, out, size - 1), -ENOBUFS);
     ck_assert_msg(out[0] == 0.0f, "a refused copy must not write dst");
-    MM_ASSERT_ERR(tv_contiguous(&v, NULL, sizeof out), -EINVAL);
-    MM_ASSERT_ERR(tv_contiguous(NULL, out, sizeof out), -EINVAL);
+    MM_ASSERT_ERR(tv_contiguous(&v, NULL, size), -EINVAL);
+    MM_ASSERT_ERR(tv_contiguous(NULL, out, size), -EINVAL);
     v.offset = 1; /* now reaches storage element 24 of 0..23 */
-    MM_ASSERT_ERR(tv_contiguous(&v, out, sizeof out), -ERANGE);
+    MM_ASSERT_ERR(tv_contiguous(&v, out, size), -ERANGE);
     v.offset = 0, v.shape[0] = 0;
     MM_ASSERT_OK(tv_contiguous(&v, NULL, 0)); /* nothing to copy */
 }
 MM_END_TEST
 
-/* A rows x cols matrix with leading dimension ld, element (i, j) = i * 1000 + j + 0.5. */
+/* A rows x cols matrix with leading dimension ld, element (i, j) = i * 1000 + j + 0.5, in
+ * shared memory. */
 static float *matrix(size_t rows, size_t cols, size_t ld)
 {
-    float *m = malloc((rows * ld + 1) * sizeof *m);
-    ck_assert_ptr_nonnull(m);
+    float *m = mm_shared_alloc((rows * ld + 1) * sizeof *m);
     for (size_t i = 0; i < rows; i++)
         for (size_t j = 0; j < ld; j++)
             m[i * ld + j] = j < cols ? (float)(i * 1000 + j) + 0.5f : -2.0f;
@@ -171,8 +170,7 @@ static void check_transpose(mm_rng_t *r, size_t max, size_t tile)
 {
     size_t rows = (size_t)mm_rng_range(r, 0, max), cols = (size_t)mm_rng_range(r, 0, max);
     size_t ls = cols + (size_t)mm_rng_range(r, 0, 5), ld = rows + (size_t)mm_rng_range(r, 0, 5);
-    float *src = matrix(rows, cols, ls), *dst = malloc((cols * ld + 1) * sizeof *dst);
-    ck_assert_ptr_nonnull(dst);
+    float *src = matrix(rows, cols, ls), *dst = mm_shared_alloc((cols * ld + 1) * sizeof *dst);
     for (size_t k = 0; k < cols * ld + 1; k++)
         dst[k] = -1.0f;
     int rc = tile ? tv_transpose2d_f32_tiled(src, rows, cols, ls, dst, ld, tile)
@@ -195,8 +193,8 @@ static void check_transpose(mm_rng_t *r, size_t max, size_t tile)
                   bad_j < cols ? (double)dst[bad_j * ld + bad_i] : 0.0, (double)want,
                   bad_i < rows ? "" : " (padding must stay untouched)");
     ck_assert_msg(dst[cols * ld] == -1.0f, "written past the end of dst");
-    free(src);
-    free(dst);
+    mm_shared_free(src);
+    mm_shared_free(dst);
 }
 
 MM_TEST(test_transpose2d_random)
@@ -218,7 +216,7 @@ MM_END_TEST
 
 MM_TEST(test_transpose2d_bad_args)
 {
-    float a[12], b[12];
+    float *a = mm_shared_alloc(12 * sizeof *a), *b = mm_shared_alloc(12 * sizeof *b);
     MM_ASSERT_ERR(tv_transpose2d_f32_tiled(a, 3, 4, 4, b, 3, 0), -EINVAL);
     MM_ASSERT_ERR(tv_transpose2d_f32(a, 3, 4, 3, b, 3), -EINVAL);  /* ld_src < cols */
     MM_ASSERT_ERR(tv_transpose2d_f32(a, 3, 4, 4, b, 2), -EINVAL);  /* ld_dst < rows */

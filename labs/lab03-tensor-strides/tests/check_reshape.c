@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../serve/inplace.h"
 #include "model.h"
 #include "reshape.h"
 
@@ -39,7 +40,7 @@ static tv_t mk(void *data, int64_t storage, unsigned ndim, const int64_t *shape,
 
 MM_TEST(test_view_oracle_table)
 {
-    static float buf[64];
+    float *buf = mm_shared_alloc(64 * sizeof *buf);
     for (size_t c = 0; c < sizeof oracle / sizeof oracle[0]; c++) {
         const oracle_t *o = &oracle[c];
         tv_t v = mk(buf, 64, o->ndim, o->shape, o->strides), out;
@@ -65,7 +66,7 @@ MM_END_TEST
 
 MM_TEST(test_view_infers_minus_one)
 {
-    float buf[24];
+    float *buf = mm_shared_alloc(24 * sizeof *buf);
     tv_t v, out;
     MM_ASSERT_OK(tv_init(&v, buf, 4, 3, SHAPE(2, 3, 4)));
     MM_ASSERT_OK(tv_view(&v, 2, SHAPE(-1, 4), &out));
@@ -123,7 +124,7 @@ MM_TEST(test_view_random_matches_existence)
         }
         views += exists, refusals += !exists;
         model_free(&m);
-        free(v.data);
+        mm_shared_free(v.data);
     }
     ck_assert_msg(views > 50 && refusals > 50, "test bug: %d views, %d refusals", views, refusals);
 }
@@ -131,7 +132,7 @@ MM_END_TEST
 
 MM_TEST(test_view_bad_args)
 {
-    float buf[24];
+    float *buf = mm_shared_alloc(24 * sizeof *buf);
     int64_t nine[TV_MAX_DIMS + 1] = { 2, 3, 4, 1, 1, 1, 1, 1, 1 };
     tv_t v, out;
     MM_ASSERT_OK(tv_init(&v, buf, 4, 3, SHAPE(2, 3, 4)));
@@ -156,7 +157,7 @@ MM_TEST(test_reshape_views_when_possible)
         int64_t shape[TV_MAX_DIMS];
         unsigned nd = random_shape(&r, m.n, 5, shape);
         if (!model_view_exists(&m, nd, shape)) {
-            model_free(&m), free(v.data);
+            model_free(&m), mm_shared_free(v.data);
             continue;
         }
         void *copy = &round;
@@ -167,7 +168,7 @@ MM_TEST(test_reshape_views_when_possible)
         model_t x = model_reshape(&m, nd, shape);
         assert_view_is(&out, &x, "reshape (as a view)");
         model_free(&x), model_free(&m);
-        free(v.data);
+        mm_shared_free(v.data);
     }
 }
 MM_END_TEST
@@ -181,14 +182,24 @@ static int element_is(const unsigned char *got, int64_t e, int64_t at, size_t es
     return 1;
 }
 
-/* Asserts that the contiguous buffer `got` holds m's elements of the storage pattern. */
-static void assert_copied(const unsigned char *got, const model_t *m, size_t esz, const char *what)
+/* Asserts that the buffer tv_reshape made (`copy`, your process's memory, read with mm_peek)
+ * holds m's elements of the storage pattern, contiguous; then frees it there (free_copy), as
+ * the contract asks of the caller. */
+static void assert_copied(void *copy, const model_t *m, size_t esz, const char *what)
 {
+    size_t bytes = (size_t)m->n * esz;
+    unsigned char *got = malloc(bytes ? bytes : 1);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_msg(mm_peek(copy, got, bytes) == 0, "%s: *copy (%p) is not %zu readable bytes of "
+                  "your process's memory", what, copy, bytes);
     int64_t e = 0;
     while (e < m->n && element_is(got, e, m->at[e], esz)) /* Check records every assertion: */
         e++;                                              /* find a mismatch first */
+    free(got);
     ck_assert_msg(e == m->n, "%s: element %lld of the copy is not storage element %lld", what,
                   (long long)e, (long long)(e < m->n ? m->at[e] : 0));
+    tv_free_copy_t f = { (uintptr_t)copy };
+    MM_ASSERT_OK(mm_call_work("free_copy", &f, sizeof f, NULL, 0));
 }
 
 MM_TEST(test_reshape_copies_when_needed)
@@ -210,11 +221,10 @@ MM_TEST(test_reshape_copies_when_needed)
                           "contiguous view at offset 0 of the new buffer *copy",
                           shape_str(v.ndim, v.shape), shape_str(nd, shape));
             assert_copied(copy, &m, esz, "reshape (a copy)");
-            free(copy);
             copies++;
         }
         model_free(&m);
-        free(v.data);
+        mm_shared_free(v.data);
     }
     ck_assert_msg(copies > 20, "test bug: only %d copies", copies);
 }
@@ -222,11 +232,11 @@ MM_END_TEST
 
 MM_TEST(test_reshape_bad_args)
 {
-    float buf[24];
+    float *buf = mm_shared_alloc(24 * sizeof *buf);
     tv_t v, out;
     void *copy = buf;
     MM_ASSERT_OK(tv_init(&v, buf, 4, 2, SHAPE(4, 6)));
-    MM_ASSERT_OK(tv_transpose(&v, 0, 1, &v));
+    MM_ASSERT_OK(inplace_transpose(&v, 0, 1));
     out = v, out.offset = 5;
     MM_ASSERT_ERR(tv_reshape(&v, 1, SHAPE(23), &out, &copy), -EINVAL);
     MM_ASSERT_ERR(tv_reshape(&v, 1, SHAPE(24), &out, NULL), -EINVAL);

@@ -30,7 +30,7 @@ static void assert_strides(const tv_t *v, unsigned ndim, const int64_t *want, co
 
 MM_TEST(test_validate_accepts_and_rejects)
 {
-    float buf[24];
+    float *buf = mm_shared_alloc(24 * sizeof *buf);
     tv_t ok = mk(buf, 24, 0, 3, SHAPE(2, 3, 4), SHAPE(12, 4, 1)), v;
     MM_ASSERT_OK(tv_validate(&ok));
     MM_ASSERT_ERR(tv_validate(NULL), -EINVAL);
@@ -58,7 +58,7 @@ MM_END_TEST
 
 MM_TEST(test_validate_edge_cases)
 {
-    float buf[24];
+    float *buf = mm_shared_alloc(24 * sizeof *buf);
     tv_t v = mk(buf, 24, 0, 3, SHAPE(2, 3, 4), SHAPE(0, 0, 1)); /* expanded: stride 0 */
     MM_ASSERT_OK(tv_validate(&v));
     v = mk(NULL, 0, 1000, 2, SHAPE(5, 0), SHAPE(77, 3)); /* no elements: reaches nothing */
@@ -110,7 +110,7 @@ MM_END_TEST
 
 MM_TEST(test_init_numel)
 {
-    float buf[24];
+    float *buf = mm_shared_alloc(24 * sizeof *buf);
     tv_t v;
     MM_ASSERT_OK(tv_init(&v, buf, 4, 3, SHAPE(2, 3, 4)));
     ck_assert_msg(v.data == buf && v.storage_elems == 24 && v.elem_size == 4 && v.offset == 0,
@@ -130,7 +130,7 @@ MM_END_TEST
 
 MM_TEST(test_offset_matches_walk)
 {
-    float buf[24];
+    float *buf = mm_shared_alloc(24 * sizeof *buf);
     int64_t off = -1;
     tv_t v = mk(buf, 24, 0, 3, SHAPE(2, 3, 4), SHAPE(12, 4, 1));
     MM_ASSERT_OK(tv_offset(&v, SHAPE(1, 2, 3), &off));
@@ -151,14 +151,14 @@ MM_TEST(test_offset_matches_walk)
         ck_assert_msg(off == want, "shape %s strides %s offset %lld: got %lld, expected %lld",
                       shape_str(w.ndim, w.shape), shape_str(w.ndim, w.strides),
                       (long long)w.offset, (long long)off, (long long)want);
-        free(w.data);
+        mm_shared_free(w.data);
     }
 }
 MM_END_TEST
 
 MM_TEST(test_offset_out_of_range)
 {
-    float buf[24];
+    float *buf = mm_shared_alloc(24 * sizeof *buf);
     int64_t off = -1;
     tv_t v = mk(buf, 24, 0, 3, SHAPE(2, 3, 4), SHAPE(12, 4, 1));
     MM_ASSERT_ERR(tv_offset(&v, SHAPE(2, 0, 0), &off), -ERANGE);
@@ -173,7 +173,7 @@ MM_END_TEST
 
 MM_TEST(test_unravel_row_major)
 {
-    float buf[6];
+    float *buf = mm_shared_alloc(6 * sizeof *buf);
     int64_t idx[TV_MAX_DIMS] = { -1, -1 };
     tv_t v = mk(buf, 6, 0, 2, SHAPE(2, 3), SHAPE(1, 2)); /* strides do not matter */
     MM_ASSERT_OK(tv_unravel(&v, 4, idx));
@@ -195,7 +195,7 @@ MM_TEST(test_unravel_row_major)
                           (long long)off);
         }
         model_free(&m);
-        free(w.data);
+        mm_shared_free(w.data);
     }
 }
 MM_END_TEST
@@ -220,7 +220,7 @@ MM_TEST(test_is_contiguous_rules)
         { 3, { 2, 1, 3 }, { 3, 3, 1 }, 1, "PyTorch's strides for (2, 1, 3)" },
         { 3, { 2, 3, 2 }, { 6, 1, 3 }, 0, "last two dimensions swapped" },
     };
-    float buf[64];
+    float *buf = mm_shared_alloc(64 * sizeof *buf);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         tv_t v = mk(buf, 64, 0, cases[c].ndim, cases[c].shape, cases[c].strides);
         int got = tv_is_contiguous(&v);
@@ -245,17 +245,17 @@ MM_TEST(test_permute_random)
         MM_ASSERT_OK(tv_permute(&v, perm, &out));
         assert_view_is(&out, &p, "permute");
         ck_assert_msg(out.data == v.data && out.offset == v.offset, "permute moves no data");
-        MM_ASSERT_OK(tv_permute(&v, perm, &v)); /* in place */
+        MM_ASSERT_OK(inplace_permute(&v, perm)); /* in place: out == v */
         assert_view_is(&v, &p, "permute in place (out == v)");
         model_free(&m), model_free(&p);
-        free(v.data);
+        mm_shared_free(v.data);
     }
 }
 MM_END_TEST
 
 MM_TEST(test_permute_rejects_non_permutations)
 {
-    float buf[24];
+    float *buf = mm_shared_alloc(24 * sizeof *buf);
     tv_t v = mk(buf, 24, 0, 3, SHAPE(2, 3, 4), SHAPE(12, 4, 1)), out = v;
     out.offset = 5;
     static const unsigned dup[3] = { 0, 1, 1 }, big[3] = { 0, 1, 3 };
@@ -269,7 +269,7 @@ MM_END_TEST
 
 MM_TEST(test_transpose_swaps)
 {
-    float buf[24];
+    float *buf = mm_shared_alloc(24 * sizeof *buf);
     tv_t v = mk(buf, 24, 0, 3, SHAPE(2, 3, 4), SHAPE(12, 4, 1)), out;
     MM_ASSERT_OK(tv_transpose(&v, 0, 2, &out));
     ck_assert_msg(out.shape[0] == 4 && out.shape[1] == 3 && out.shape[2] == 2,
@@ -298,14 +298,14 @@ MM_TEST(test_slice_random)
         assert_view_is(&out, &s, "slice");
         ck_assert_msg(out.data == v.data, "a slice moves no data");
         model_free(&m), model_free(&s);
-        free(v.data);
+        mm_shared_free(v.data);
     }
 }
 MM_END_TEST
 
 MM_TEST(test_slice_bounds)
 {
-    float buf[40];
+    float *buf = mm_shared_alloc(40 * sizeof *buf);
     tv_t v = mk(buf, 40, 0, 2, SHAPE(4, 10), SHAPE(10, 1)), out = v;
     MM_ASSERT_OK(tv_slice(&v, 1, 1, 7, 2, &out)); /* x[:, 1:7:2] */
     ck_assert_msg(out.shape[1] == 3 && out.offset == 1, "x[:, 1:7:2] of (4, 10): shape (4, 3), "
@@ -329,7 +329,7 @@ MM_END_TEST
 
 MM_TEST(test_expand_broadcasts)
 {
-    float buf[3];
+    float *buf = mm_shared_alloc(3 * sizeof *buf);
     tv_t v = mk(buf, 3, 0, 2, SHAPE(3, 1), SHAPE(1, 1)), out;
     MM_ASSERT_OK(tv_expand(&v, 3, SHAPE(2, 3, 4), &out));
     ck_assert_msg(out.shape[0] == 2 && out.shape[1] == 3 && out.shape[2] == 4,
@@ -350,14 +350,14 @@ MM_TEST(test_expand_broadcasts)
         MM_ASSERT_OK(tv_expand(&w, nd, shape, &out));
         assert_view_is(&out, &x, "expand");
         model_free(&m), model_free(&x);
-        free(w.data);
+        mm_shared_free(w.data);
     }
 }
 MM_END_TEST
 
 MM_TEST(test_expand_bad_args)
 {
-    float buf[3];
+    float *buf = mm_shared_alloc(3 * sizeof *buf);
     int64_t nine[TV_MAX_DIMS + 1] = { 1, 1, 1, 1, 1, 1, 1, 1, 3 };
     tv_t v = mk(buf, 3, 0, 1, SHAPE(3), SHAPE(1)), out = v;
     out.offset = 7;

@@ -1,8 +1,10 @@
 /* Lab 03 tests: the model of a view (see model.h) and random views to test with. */
 #include "model.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../serve/inplace.h"
 
 static int64_t product(unsigned ndim, const int64_t *shape)
 {
@@ -185,8 +187,7 @@ tv_t random_strided(mm_rng_t *r, size_t esz, unsigned max_rank, int64_t max_size
         reach += (v.shape[k] > 0 ? v.shape[k] - 1 : 0) * v.strides[k];
     }
     v.storage_elems = v.offset + reach + 1;
-    v.data = malloc((size_t)v.storage_elems * esz);
-    ck_assert_ptr_nonnull(v.data);
+    v.data = mm_shared_alloc((size_t)v.storage_elems * esz);
     fill_pattern(&v);
     return v;
 }
@@ -201,6 +202,45 @@ void random_perm(mm_rng_t *r, unsigned n, unsigned *perm)
     }
 }
 
+/* Runs a->op on *v with out == v in your process; *v becomes the result on success. */
+static int inplace(tv_t *v, tv_inplace_t *a)
+{
+    tv_t after;
+    a->v = *v;
+    int rc = mm_call_work("inplace", a, sizeof *a, &after, sizeof after);
+    if (rc == 0)
+        *v = after;
+    return rc;
+}
+
+int inplace_permute(tv_t *v, const unsigned *perm)
+{
+    tv_inplace_t a = { .op = TV_IP_PERMUTE };
+    memcpy(a.perm, perm, (v->ndim < TV_MAX_DIMS ? v->ndim : TV_MAX_DIMS) * sizeof *perm);
+    return inplace(v, &a);
+}
+
+int inplace_transpose(tv_t *v, unsigned d0, unsigned d1)
+{
+    tv_inplace_t a = { .op = TV_IP_TRANSPOSE, .d0 = d0, .d1 = d1 };
+    return inplace(v, &a);
+}
+
+int inplace_slice(tv_t *v, unsigned dim, int64_t start, int64_t stop, int64_t step)
+{
+    tv_inplace_t a = { .op = TV_IP_SLICE, .d0 = dim, .start = start, .stop = stop, .step = step };
+    return inplace(v, &a);
+}
+
+int inplace_expand(tv_t *v, unsigned ndim, const int64_t *shape)
+{
+    tv_inplace_t a = { .op = TV_IP_EXPAND, .ndim = ndim };
+    if (ndim > TV_MAX_DIMS)
+        return -EINVAL;
+    memcpy(a.shape, shape, ndim * sizeof *shape);
+    return inplace(v, &a);
+}
+
 /* One random operation on (v, m), done with your functions and on the model. */
 static void random_op(mm_rng_t *r, tv_t *v, model_t *m)
 {
@@ -209,14 +249,14 @@ static void random_op(mm_rng_t *r, tv_t *v, model_t *m)
     switch (mm_rng_range(r, 0, 3)) {
     case 0: /* permute */
         random_perm(r, v->ndim, perm);
-        MM_ASSERT_OK(tv_permute(v, perm, v));
+        MM_ASSERT_OK(inplace_permute(v, perm));
         next = model_permute(m, perm);
         break;
     case 1: { /* transpose two dimensions */
         unsigned e = (unsigned)mm_rng_range(r, 0, v->ndim - 1);
         for (unsigned k = 0; k < v->ndim; k++)
             perm[k] = k == d ? e : k == e ? d : k;
-        MM_ASSERT_OK(tv_transpose(v, d, e, v));
+        MM_ASSERT_OK(inplace_transpose(v, d, e));
         next = model_permute(m, perm);
         break;
     }
@@ -224,7 +264,7 @@ static void random_op(mm_rng_t *r, tv_t *v, model_t *m)
         int64_t size = v->shape[d], start = (int64_t)mm_rng_range(r, 0, (uint64_t)size / 2);
         int64_t stop = (int64_t)mm_rng_range(r, (uint64_t)start, (uint64_t)size + 2);
         int64_t step = (int64_t)mm_rng_range(r, 1, 3);
-        MM_ASSERT_OK(tv_slice(v, d, start, stop, step, v));
+        MM_ASSERT_OK(inplace_slice(v, d, start, stop, step));
         next = model_slice(m, d, start, stop, step);
         break;
     }
@@ -235,7 +275,7 @@ static void random_op(mm_rng_t *r, tv_t *v, model_t *m)
             shape[k] = (int64_t)mm_rng_range(r, 1, 3);
         for (unsigned k = 0; k < v->ndim; k++)
             shape[lead + k] = v->shape[k] == 1 ? (int64_t)mm_rng_range(r, 1, 3) : -1;
-        MM_ASSERT_OK(tv_expand(v, v->ndim + lead, shape, v));
+        MM_ASSERT_OK(inplace_expand(v, v->ndim + lead, shape));
         next = model_expand(m, v->ndim, shape);
     }
     }
@@ -254,8 +294,7 @@ tv_t random_chain(mm_rng_t *r, size_t esz, int ops, int allow_empty, model_t *m)
     }
     v.offset = (int64_t)mm_rng_range(r, 0, 7);
     v.storage_elems = v.offset + n + (int64_t)mm_rng_range(r, 0, 3);
-    v.data = malloc((size_t)v.storage_elems * esz);
-    ck_assert_ptr_nonnull(v.data);
+    v.data = mm_shared_alloc((size_t)v.storage_elems * esz);
     fill_pattern(&v);
     *m = model_of(&v);
     for (int i = 0; i < ops; i++)

@@ -4,6 +4,7 @@
 #ifndef TV_TEST_MODEL_H
 #define TV_TEST_MODEL_H
 #include <stdint.h>
+#include "mm_call.h"
 #include "mm_check.h"
 #include "view.h"
 
@@ -32,15 +33,25 @@ void assert_view_is(const tv_t *v, const model_t *m, const char *what);
 
 /* A hand-made view over `storage`: random rank 1..max_rank, sizes 0..max_size (0 only if
  * allow_empty), strides and offset random (strides 0 sometimes); storage_elems is exactly what
- * the view reaches (at least 1). The caller frees v->data. */
+ * the view reaches (at least 1). Its storage is shared memory (mm_shared_alloc: your code reads
+ * it through v->data); the caller frees it with mm_shared_free. */
 tv_t random_strided(mm_rng_t *r, size_t esz, unsigned max_rank, int64_t max_size, int allow_empty);
 
 /* A random permutation of 0..n-1. */
 void random_perm(mm_rng_t *r, unsigned n, unsigned *perm);
 
 /* A random view made by applying `ops` random operations (permute, transpose, slice, expand)
- * with YOUR functions to a contiguous tensor, and its model built alongside. */
+ * with YOUR functions, each with out == v, to a contiguous tensor in shared memory, and its
+ * model built alongside. The caller frees v.data with mm_shared_free. */
 tv_t random_chain(mm_rng_t *r, size_t esz, int ops, int allow_empty, model_t *m);
+
+/* YOUR view operations called with out == v ("out may be v"), in your process (the inplace
+ * workload, serve/inplace.c): tv_permute(v, perm, v) and so on. Return what it returned; *v is
+ * the view afterwards when it returned 0, else unchanged. */
+int inplace_permute(tv_t *v, const unsigned *perm);
+int inplace_transpose(tv_t *v, unsigned d0, unsigned d1);
+int inplace_slice(tv_t *v, unsigned dim, int64_t start, int64_t stop, int64_t step);
+int inplace_expand(tv_t *v, unsigned ndim, const int64_t *shape);
 
 /* Fills the storage of v (storage_elems elements) with bytes that identify each element. */
 void fill_pattern(const tv_t *v);

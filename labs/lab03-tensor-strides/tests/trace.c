@@ -1,10 +1,10 @@
-/* Lab 03 tests: the recorders that the instrumented copy of src/copy.c calls (lab.mk renames
- * its __tsan_* calls and memcpy/memmove/memset to the tvtrace_ functions here), and the model
- * cache they feed (trace.h). */
+/* Lab 03 tests: the model cache (trace.h) that replays the access log of the instrumented copy
+ * of src/copy.c (serve/trace_log.h). */
 #include "trace.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../serve/trace_log.h"
 
 typedef struct {
     unsigned sets, ways;
@@ -12,10 +12,8 @@ typedef struct {
 } cache_t;
 
 /* Model addresses: the source at 0, the destination at dst_base (a multiple of both caches'
- * way size), so that the counts do not depend on where malloc put the buffers. */
+ * way size), so that the counts do not depend on where the buffers are. */
 static struct {
-    int on;
-    uintptr_t src, dst;
     size_t src_bytes, dst_bytes, dst_base;
     unsigned char *need_rd, *need_wr, *rd, *wr, *seen; /* bitmaps: bytes, bytes, lines */
     cache_t l1, l2;
@@ -60,28 +58,18 @@ static int64_t first_missing(const unsigned char *need, const unsigned char *don
     return -1;
 }
 
-/* One access of n bytes at a: the part inside the source or the destination is recorded. */
-static void record(const void *p, size_t n, int write)
+/* One logged access: n bytes at offset off of the destination (dst) or the source, clipped to
+ * that buffer. */
+static void account(int dst, size_t off, size_t n, int write)
 {
-    uintptr_t a = (uintptr_t)p;
-    size_t off, len, base;
-    if (!T.on || n == 0)
+    size_t bytes = dst ? T.dst_bytes : T.src_bytes, base = dst ? T.dst_base : 0;
+    if (off >= bytes || n == 0)
         return;
-    if (a + n > T.src && a < T.src + T.src_bytes) {
-        off = a > T.src ? a - T.src : 0;
-        len = (a + n < T.src + T.src_bytes ? a + n - T.src : T.src_bytes) - off;
-        base = 0;
-        if (!write)
-            set_bits(T.rd, off, len);
-    } else if (a + n > T.dst && a < T.dst + T.dst_bytes) {
-        off = a > T.dst ? a - T.dst : 0;
-        len = (a + n < T.dst + T.dst_bytes ? a + n - T.dst : T.dst_bytes) - off;
-        base = T.dst_base;
-        if (write)
-            set_bits(T.wr, off, len);
-    } else {
-        return;
-    }
+    size_t len = n < bytes - off ? n : bytes - off;
+    if (!dst && !write)
+        set_bits(T.rd, off, len);
+    if (dst && write)
+        set_bits(T.wr, off, len);
     for (uint64_t line = (base + off) / TRACE_LINE; line <= (base + off + len - 1) / TRACE_LINE;
          line++) {
         T.st.accesses++;
@@ -97,12 +85,18 @@ static void record(const void *p, size_t n, int write)
     }
 }
 
-int trace_begin(const void *src, size_t src_bytes, void *dst, size_t dst_bytes)
+void trace_replay(const uint64_t *log, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        account(!!(log[i] & TV_LOG_DST), TV_LOG_OFF(log[i]), TV_LOG_LEN(log[i]),
+                !!(log[i] & TV_LOG_WRITE));
+}
+
+int trace_begin(size_t src_bytes, size_t dst_bytes)
 {
     size_t way = TRACE_L2_BYTES / TRACE_L2_WAYS;
     memset(&T, 0, sizeof T);
-    T.src = (uintptr_t)src, T.src_bytes = src_bytes;
-    T.dst = (uintptr_t)dst, T.dst_bytes = dst_bytes;
+    T.src_bytes = src_bytes, T.dst_bytes = dst_bytes;
     T.dst_base = (src_bytes + way - 1) / way * way + way;
     size_t lines = (T.dst_base + dst_bytes) / TRACE_LINE + 1;
     T.need_rd = calloc(src_bytes / 8 + 1, 1), T.rd = calloc(src_bytes / 8 + 1, 1);
@@ -115,7 +109,6 @@ int trace_begin(const void *src, size_t src_bytes, void *dst, size_t dst_bytes)
         trace_end(&ignored);
         return -ENOMEM;
     }
-    T.on = 1;
     return 0;
 }
 
@@ -131,7 +124,6 @@ void trace_need_write(size_t off, size_t n)
 
 void trace_end(trace_stats_t *st)
 {
-    T.on = 0;
     *st = T.st;
     st->unread = T.need_rd && T.rd ? first_missing(T.need_rd, T.rd, T.src_bytes) : -1;
     st->unwritten = T.need_wr && T.wr ? first_missing(T.need_wr, T.wr, T.dst_bytes) : -1;
@@ -139,113 +131,3 @@ void trace_end(trace_stats_t *st)
     free(T.l1.tag), free(T.l2.tag);
     memset(&T, 0, sizeof T);
 }
-
-/* The recorders. Their names are the ThreadSanitizer entry points with __tsan_ replaced by
- * tvtrace_tsan_ (lab.mk); the compiler calls them before the access. Declared here only: no
- * other code calls them. */
-#define RECORDER(name, n, write)                                                              \
-    void tvtrace_tsan_##name(const void *p);                                                  \
-    void tvtrace_tsan_##name(const void *p) { record(p, n, write); }
-RECORDER(read1, 1, 0)
-RECORDER(read2, 2, 0)
-RECORDER(read4, 4, 0)
-RECORDER(read8, 8, 0)
-RECORDER(read16, 16, 0)
-RECORDER(write1, 1, 1)
-RECORDER(write2, 2, 1)
-RECORDER(write4, 4, 1)
-RECORDER(write8, 8, 1)
-RECORDER(write16, 16, 1)
-RECORDER(unaligned_read2, 2, 0)
-RECORDER(unaligned_read4, 4, 0)
-RECORDER(unaligned_read8, 8, 0)
-RECORDER(unaligned_read16, 16, 0)
-RECORDER(unaligned_write2, 2, 1)
-RECORDER(unaligned_write4, 4, 1)
-RECORDER(unaligned_write8, 8, 1)
-RECORDER(unaligned_write16, 16, 1)
-RECORDER(volatile_read1, 1, 0)
-RECORDER(volatile_read2, 2, 0)
-RECORDER(volatile_read4, 4, 0)
-RECORDER(volatile_read8, 8, 0)
-RECORDER(volatile_read16, 16, 0)
-RECORDER(volatile_write1, 1, 1)
-RECORDER(volatile_write2, 2, 1)
-RECORDER(volatile_write4, 4, 1)
-RECORDER(volatile_write8, 8, 1)
-RECORDER(volatile_write16, 16, 1)
-
-void tvtrace_tsan_read_range(const void *p, size_t n);
-void tvtrace_tsan_read_range(const void *p, size_t n) { record(p, n, 0); }
-void tvtrace_tsan_write_range(const void *p, size_t n);
-void tvtrace_tsan_write_range(const void *p, size_t n) { record(p, n, 1); }
-void tvtrace_tsan_init(void);
-void tvtrace_tsan_init(void) {}
-void tvtrace_tsan_func_entry(const void *ret);
-void tvtrace_tsan_func_entry(const void *ret) { (void)ret; }
-void tvtrace_tsan_func_exit(void);
-void tvtrace_tsan_func_exit(void) {}
-
-/* memcpy and friends: the copy in 64-byte steps, each read then written, as a real memcpy
- * streams through the lines. */
-static void record_copy(void *d, const void *s, size_t n)
-{
-    for (size_t i = 0; i < n; i += TRACE_LINE) {
-        size_t k = n - i < TRACE_LINE ? n - i : TRACE_LINE;
-        record((const char *)s + i, k, 0);
-        record((char *)d + i, k, 1);
-    }
-}
-
-void *tvtrace_memcpy(void *d, const void *s, size_t n);
-void *tvtrace_memcpy(void *d, const void *s, size_t n)
-{
-    record_copy(d, s, n);
-    return memcpy(d, s, n);
-}
-
-void *tvtrace_memmove(void *d, const void *s, size_t n);
-void *tvtrace_memmove(void *d, const void *s, size_t n)
-{
-    record_copy(d, s, n);
-    return memmove(d, s, n);
-}
-
-void *tvtrace_memset(void *d, int c, size_t n);
-void *tvtrace_memset(void *d, int c, size_t n)
-{
-    record(d, n, 1);
-    return memset(d, c, n);
-}
-
-void *tvtrace_memcpy_chk(void *d, const void *s, size_t n, size_t dn);
-void *tvtrace_memcpy_chk(void *d, const void *s, size_t n, size_t dn)
-{
-    if (n > dn)
-        abort(); /* what _FORTIFY_SOURCE's check does */
-    return tvtrace_memcpy(d, s, n);
-}
-
-void *tvtrace_memmove_chk(void *d, const void *s, size_t n, size_t dn);
-void *tvtrace_memmove_chk(void *d, const void *s, size_t n, size_t dn)
-{
-    if (n > dn)
-        abort();
-    return tvtrace_memmove(d, s, n);
-}
-
-void *tvtrace_memset_chk(void *d, int c, size_t n, size_t dn);
-void *tvtrace_memset_chk(void *d, int c, size_t n, size_t dn)
-{
-    if (n > dn)
-        abort();
-    return tvtrace_memset(d, c, n);
-}
-
-/* Newer clang calls these instead of memcpy/memmove/memset under -fsanitize=thread. */
-void *tvtrace_tsan_memcpy(void *d, const void *s, size_t n);
-void *tvtrace_tsan_memcpy(void *d, const void *s, size_t n) { return tvtrace_memcpy(d, s, n); }
-void *tvtrace_tsan_memmove(void *d, const void *s, size_t n);
-void *tvtrace_tsan_memmove(void *d, const void *s, size_t n) { return tvtrace_memmove(d, s, n); }
-void *tvtrace_tsan_memset(void *d, int c, size_t n);
-void *tvtrace_tsan_memset(void *d, int c, size_t n) { return tvtrace_memset(d, c, n); }

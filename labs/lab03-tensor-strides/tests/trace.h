@@ -1,18 +1,15 @@
 /* Lab 03 tests: your src/copy.c run through a model cache, as CS:APP's cache lab part B grades a
  * transpose by simulated misses. The same on every machine: nothing here is timed.
  *
- * How the accesses are seen: lab.mk compiles src/copy.c a second time with the compiler's
- * ThreadSanitizer instrumentation, which calls a function before every load and store the
- * compiled code makes (with its address and size), and renames, in that second object only,
- * those calls and memcpy/memmove/memset to the recorders in trace.c and your three functions to
- * the tvtrace_ names below (tools/tracemiss.c prints the same counts for any shape). So the trace is of your own compiled code, loop order, tiles and
- * vector loads included. Non-temporal stores and inline assembly are invisible to it: a trace
- * that misses an element of the source or the destination fails the test, saying so. */
+ * How the accesses are seen: the instrumented copy of src/copy.c runs in your process and logs
+ * every load and store it makes to the source and the destination (serve/trace_log.h), loop
+ * order, tiles and vector loads included; this model replays that log. Non-temporal stores and
+ * inline assembly are invisible to the instrumentation: a log that misses an element of the
+ * source or the destination fails the test, saying so. */
 #ifndef TV_TEST_TRACE_H
 #define TV_TEST_TRACE_H
 #include <stddef.h>
 #include <stdint.h>
-#include "view.h"
 
 /* The model: both levels 64-byte lines, LRU, write-allocate (a store is an access like a load);
  * the L2 sees only the L1's misses. Fixed sizes, so every machine counts the same misses. */
@@ -31,22 +28,19 @@ typedef struct {
     int64_t unwritten;  /* first destination byte offset never written, or -1 */
 } trace_stats_t;
 
-/* Starts recording accesses to [src, src + src_bytes) and [dst, dst + dst_bytes) (not
- * overlapping) with both model caches empty. Only the byte ranges `must_read` / `must_write`
- * (bitmaps set by the caller with trace_need_*) are checked for coverage. Returns 0, or -ENOMEM. */
-int trace_begin(const void *src, size_t src_bytes, void *dst, size_t dst_bytes);
+/* Starts a model of a copy from a source of src_bytes to a destination of dst_bytes (the
+ * source at model address 0, the destination past it at a multiple of both caches' way size),
+ * with both caches empty. Only the byte ranges marked with trace_need_* are checked for
+ * coverage. Returns 0, or -ENOMEM. */
+int trace_begin(size_t src_bytes, size_t dst_bytes);
 /* Marks bytes [off, off + n) of the source (trace_need_read) or destination (trace_need_write)
  * as ones the copy must touch. */
 void trace_need_read(size_t off, size_t n);
 void trace_need_write(size_t off, size_t n);
-/* Stops recording; fills *st and frees the recorder's memory. */
+/* Replays log[0..n) (serve/trace_log.h's entries) through the caches. Entries outside the
+ * buffers are clipped to them (the log is your process's word: nothing in it is trusted). */
+void trace_replay(const uint64_t *log, size_t n);
+/* Ends the model; fills *st and frees its memory. */
 void trace_end(trace_stats_t *st);
-
-/* Your src/copy.c, compiled with the recorders (same contracts as include/copy.h). */
-int tvtrace_contiguous(const tv_t *v, void *dst, size_t dst_bytes);
-int tvtrace_transpose2d_f32(const float *src, size_t rows, size_t cols, size_t ld_src,
-                            float *dst, size_t ld_dst);
-int tvtrace_transpose2d_f32_tiled(const float *src, size_t rows, size_t cols, size_t ld_src,
-                                  float *dst, size_t ld_dst, size_t tile);
 
 #endif

@@ -5,6 +5,7 @@
  * Without TILE it traces tv_transpose2d_f32 (your TV_TILE), with it tv_transpose2d_f32_tiled. */
 #include <stdio.h>
 #include <stdlib.h>
+#include "../serve/trace_log.h"
 #include "../tests/trace.h"
 #include "mm_aligned.h"
 
@@ -39,7 +40,9 @@ int main(int argc, char **argv)
     }
     for (size_t k = 0; k < rows * ls; k++)
         src[k] = (float)k;
-    if (trace_begin(src, rows * ls * sizeof *src, dst, cols * ld * sizeof *dst) != 0) {
+    size_t cap = rows * ls * sizeof *src + cols * ld * sizeof *dst;
+    uint64_t *log = malloc(cap * sizeof *log);
+    if (!log || trace_begin(rows * ls * sizeof *src, cols * ld * sizeof *dst) != 0) {
         fprintf(stderr, "tracemiss: out of memory\n");
         return 2;
     }
@@ -47,8 +50,13 @@ int main(int argc, char **argv)
         trace_need_read(i * ls * sizeof *src, cols * sizeof *src);
     for (size_t j = 0; j < cols; j++)
         trace_need_write(j * ld * sizeof *dst, rows * sizeof *dst);
+    tv_trace_record_begin(src, rows * ls * sizeof *src, dst, cols * ld * sizeof *dst, log, cap);
     int rc = tile ? tvtrace_transpose2d_f32_tiled(src, rows, cols, ls, dst, ld, tile)
                   : tvtrace_transpose2d_f32(src, rows, cols, ls, dst, ld);
+    int overflow;
+    size_t n = tv_trace_record_end(&overflow);
+    trace_replay(log, n);
+    free(log);
     trace_stats_t st;
     trace_end(&st);
     if (rc != 0) {
@@ -61,7 +69,8 @@ int main(int argc, char **argv)
            (unsigned long long)st.lines, (unsigned long long)st.l1_misses,
            (double)st.l1_misses / (double)st.lines, (unsigned long long)st.l2_misses,
            (double)st.l2_misses / (double)st.lines,
-           st.unread >= 0 || st.unwritten >= 0 ? "\n  (the trace missed some accesses)" : "");
+           overflow || st.unread >= 0 || st.unwritten >= 0 ? "\n  (the trace missed some accesses)"
+                                                            : "");
     mm_aligned_free(src);
     mm_aligned_free(dst);
     return 0;
