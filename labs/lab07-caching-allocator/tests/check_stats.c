@@ -157,7 +157,7 @@ static void step_alloc(model_t *m)
     MM_CHECK((uintptr_t)p % 512 == 0 && ca_simdev_owns(m->t.dev, p, l.block),
              "op %lu: block %p not 512-aligned or not in device memory", m->op, p);
     check_new_block(m, p, size, l.block);
-    td_fill(p, size, l.tag);
+    td_fill(&m->t, p, size, l.tag);
     m->live[m->nlive++] = l;
 }
 
@@ -189,7 +189,7 @@ static void step_free(model_t *m)
         drain(m);
     size_t i = (size_t)mm_rng_range(&m->r, 0, m->nlive - 1);
     live_t l = m->live[i];
-    MM_CHECK(td_intact(l.p, l.size, l.tag), "op %lu: live block %p was overwritten", m->op,
+    MM_CHECK(td_intact(&m->t, l.p, l.size, l.tag), "op %lu: live block %p was overwritten", m->op,
              (void *)l.p);
     MM_ASSERT_OK(ca_free(m->t.a, l.p));
     m->live[i] = m->live[--m->nlive];
