@@ -1,13 +1,25 @@
 /* Lab 07 benchmark: replays a GPT-2 training trace on your allocator over the simulated device
  * and prints one JSON object: raw calls per step and peak reserved / peak live bytes (counted by
- * the device), and one step's allocs+frees timed against raw calls (and cudaMalloc on a GPU). */
+ * the device), and one step's allocs+frees timed against raw calls (and cudaMalloc on a GPU).
+ *
+ * Your allocator runs in your process; the trace's loops there are the workload "replay"
+ * (serve/replay.c). Its back end forwards every call to this program's simulated device
+ * (tests/host.h), which counts them: raw calls, bytes reserved and the peak are the harness's
+ * word. The harness times each replay from outside, runs the raw-call baseline itself (while your
+ * process idles: checked) and checks every address a replay reports: no two live tensors
+ * overlap, and the live ones lie in memory the device handed out. On a GPU the CUDA back end
+ * is in your process with the allocator, and the harness times it the same way. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../serve/lab07_serve.h"
+#include "../tests/host.h"
 #include "allocator.h"
 #include "cudadev.h"
 #include "mm_bench.h"
+#include "mm_call.h"
+#include "mm_timer.h"
 #include "simdev.h"
 #include "trace.h"
 
@@ -26,23 +38,42 @@
  * hit costs), or the run cannot show what alloc_free_speedup is about (a raw call costs far more
  * than a hit) and the metric is skipped. It protects against a machine so slow, or a run so
  * noisy, that plain bookkeeping comes near the modelled 5 us per call. The reference's speed-up
- * is 2.7-3.1 times this figure, so at 5 it still makes full credit (10x). Seen on a 2-vCPU AMD
+ * was 2.7-3.1 times this figure when the allocator ran in the benchmark's own process, so at 5
+ * it still made full credit (10x). Seen on a 2-vCPU AMD
  * EPYC VM, load average 1.1-1.8: 23.6-23.85 in 10 runs, 15.0 in one; an AddressSanitizer build
  * (a machine 4x slower, as it were): 5.7, the reference 20.5x. raw_calls_per_step and
  * reserved_over_allocated need no gate: the device counts them, the same on any machine. */
 #define RAW_OVER_BOOKKEEPING_MIN 5
-#define SAMPLE_EVERY 24   /* ops between two points of the plotted series */
-#define CHECK_EVERY 97    /* ops between two overlap checks of a verified replay */
+#define SAMPLE_EVERY 24   /* ops in one replay call of the deterministic part: a plotted point */
+#define CHECK_EVERY 97    /* ops between two block-size checks; a verified pass's replay calls */
+/* Your process may use this much CPU time while the baseline is measured (its own bookkeeping
+ * around a call), plus BUSY_PERCENT of the baseline's time; more, and the metric is skipped. */
+#define BUSY_NS 2000000ull
+#define BUSY_PERCENT 1
 #define MIB (1024.0 * 1024.0)
 
-/* A replay in progress: where each tensor is, which are live, how many bytes they asked for. */
+/* A tensor's bytes, [lo, hi). */
+typedef struct {
+    uintptr_t lo, hi;
+} range_t;
+
+/* A replay in progress. Your process writes each tensor's address into slots (shared memory;
+ * the baseline's are the harness's own); the harness walks the ops after each call and records,
+ * in its own memory, where each live tensor is. */
 typedef struct {
     const ca_trace_t *t;
-    uint64_t *size_of; /* per tensor id */
+    const ca_op_t *ops;   /* t's ops in shared memory: what your process reads */
+    uint64_t *size_of;    /* per tensor id */
     void **slots;
+    uintptr_t *at;        /* per tensor id: its address, as the harness recorded it */
     unsigned char *alive;
+    range_t *live;        /* the live tensors, sorted by address, as the harness recorded them */
+    size_t nlive;
     uint64_t requested;
-    char why[200]; /* what replay_checked found wrong */
+    ca_allocator_t *a;    /* yours (a handle), or NULL: the raw baseline */
+    void **ptr;           /* shared: the block_sizes workload's arguments */
+    uint64_t *bsize;
+    char why[200];        /* what a check found wrong */
 } replay_t;
 
 typedef struct {
@@ -53,11 +84,22 @@ typedef struct {
 static const char *const SERIES_KEYS[5] = { "op", "requested_mib", "allocated_mib",
                                             "reserved_mib", "unallocated_mib" };
 
-static int replay_init(replay_t *r, const ca_trace_t *t)
+/* A replay of trace t (its ops in shared memory at ops) for allocator a, or for the raw
+ * baseline (a NULL). Returns 0 or -ENOMEM. */
+static int replay_init(replay_t *r, const ca_trace_t *t, const ca_op_t *ops, ca_allocator_t *a)
 {
-    *r = (replay_t){ t, calloc(t->nslots, sizeof(uint64_t)), calloc(t->nslots, sizeof(void *)),
-                     calloc(t->nslots, 1), 0, "" };
-    if (!r->size_of || !r->slots || !r->alive)
+    size_t n = t->nslots;
+    *r = (replay_t){ .t = t, .ops = ops, .size_of = calloc(n, sizeof(uint64_t)),
+                     .at = calloc(n, sizeof(uintptr_t)), .alive = calloc(n, 1),
+                     .live = calloc(n, sizeof(range_t)), .a = a };
+    if (a) {
+        r->slots = mm_shared_alloc(n * sizeof(void *));
+        r->ptr = mm_shared_alloc(n * sizeof(void *));
+        r->bsize = mm_shared_alloc(n * sizeof(uint64_t));
+    } else {
+        r->slots = calloc(n, sizeof(void *));
+    }
+    if (!r->size_of || !r->at || !r->alive || !r->live || !r->slots)
         return -ENOMEM;
     for (size_t i = 0; i < t->nops; i++)
         if (t->ops[i].kind == CA_OP_ALLOC)
@@ -68,55 +110,115 @@ static int replay_init(replay_t *r, const ca_trace_t *t)
 static void replay_fini(replay_t *r)
 {
     free(r->size_of);
-    free(r->slots);
+    free(r->at);
     free(r->alive);
+    free(r->live);
+    if (!r->a)
+        free(r->slots);
 }
 
-static void track(replay_t *r, const ca_op_t *op)
+/* Index of the first live range whose start is >= lo. */
+static size_t live_index(const replay_t *r, uintptr_t lo)
 {
-    if (op->kind == CA_OP_ALLOC) {
-        r->alive[op->id] = 1;
-        r->requested += op->size;
-    } else if (op->kind == CA_OP_FREE) {
-        r->alive[op->id] = 0;
-        r->requested -= r->size_of[op->id];
+    size_t a = 0, b = r->nlive;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (r->live[mid].lo < lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a;
+}
+
+/* Tensor `id` was allocated at p: it must overlap no live tensor. NULL or what is wrong. */
+static const char *live_add(replay_t *r, uint32_t id, uintptr_t p)
+{
+    range_t x = { p, p + r->size_of[id] };
+    if (!p || x.hi < x.lo)
+        return "ca_alloc gave a tensor no address (NULL, or a range past the end of memory)";
+    size_t i = live_index(r, p);
+    if ((i > 0 && r->live[i - 1].hi > x.lo) || (i < r->nlive && r->live[i].lo < x.hi))
+        return "two live tensors overlap";
+    memmove(&r->live[i + 1], &r->live[i], (r->nlive - i) * sizeof *r->live);
+    r->live[i] = x;
+    r->nlive++;
+    return NULL;
+}
+
+/* The tensor recorded at p was freed. */
+static void live_remove(replay_t *r, uintptr_t p)
+{
+    size_t i = live_index(r, p);
+    if (i < r->nlive && r->live[i].lo == p) {
+        memmove(&r->live[i], &r->live[i + 1], (r->nlive - i - 1) * sizeof *r->live);
+        r->nlive--;
     }
 }
 
-typedef struct {
-    uintptr_t lo, hi;
-} range_t;
-
-static int cmp_range(const void *a, const void *b)
+/* Follows ops [begin, end), which have run: records each new tensor's address from the slots
+ * (checked against every live tensor) and forgets freed ones (by the address it recorded).
+ * NULL or what is wrong. */
+static const char *walk(replay_t *r, size_t begin, size_t end)
 {
-    const range_t *x = a, *y = b;
-    return (x->lo > y->lo) - (x->lo < y->lo);
+    for (size_t i = begin; i < end; i++) {
+        const ca_op_t *op = &r->t->ops[i];
+        if (op->kind == CA_OP_ALLOC) {
+            r->at[op->id] = (uintptr_t)r->slots[op->id];
+            const char *why = live_add(r, op->id, r->at[op->id]);
+            if (why)
+                return why;
+            r->alive[op->id] = 1;
+            r->requested += op->size;
+        } else if (op->kind == CA_OP_FREE) {
+            live_remove(r, r->at[op->id]);
+            r->alive[op->id] = 0;
+            r->requested -= r->size_of[op->id];
+        }
+    }
+    return NULL;
 }
 
-/* Every live tensor lies in memory the device handed out, gets at least its size, and overlaps
- * no other. Returns NULL or what is wrong. */
-static const char *check_live(const replay_t *r, const ca_allocator_t *a, const ca_simdev_t *d)
+/* Your process replays ops [begin, end) (the workload "replay"). NULL or what went wrong. */
+static const char *run_remote(replay_t *r, size_t begin, size_t end)
 {
-    range_t *v = malloc(r->t->nslots * sizeof *v);
-    const char *why = v ? NULL : "out of host memory";
+    replay_in_t in = { r->ops, begin, end, r->a, r->slots };
+    replay_out_t out = { 0 };
+    int rc = mm_call_work("replay", &in, sizeof in, &out, sizeof out);
+    if (rc == 0)
+        return NULL;
+    const char *what[] = { "ca_alloc", "ca_free", "ca_record_stream" };
+    size_t at = out.failed_op >= begin && out.failed_op < end ? (size_t)out.failed_op : begin;
+    snprintf(r->why, sizeof r->why, "%s failed at op %zu of the trace: %s",
+             what[r->t->ops[at].kind], at, strerror(-rc));
+    return r->why;
+}
+
+/* Every live tensor lies in memory the device handed out. NULL or what is wrong. */
+static const char *check_owned(const replay_t *r, const ca_simdev_t *d)
+{
+    for (size_t i = 0; d && i < r->nlive; i++)
+        if (!ca_simdev_owns(d, (const void *)r->live[i].lo, r->live[i].hi - r->live[i].lo))
+            return "a live tensor is not inside memory the device handed out";
+    return NULL;
+}
+
+/* Your ca_block_size of every live tensor is at least its request (one workload call).
+ * NULL or what is wrong. */
+static const char *check_block_sizes(replay_t *r)
+{
     size_t n = 0;
-    for (size_t id = 0; !why && id < r->t->nslots; id++) {
-        if (!r->alive[id])
-            continue;
-        uintptr_t p = (uintptr_t)r->slots[id];
-        if (ca_block_size(a, r->slots[id]) < r->size_of[id])
-            why = "ca_block_size of a live tensor is smaller than its request";
-        else if (d && !ca_simdev_owns(d, r->slots[id], r->size_of[id]))
-            why = "a live tensor is not inside memory the device handed out";
-        v[n++] = (range_t){ p, p + r->size_of[id] };
-    }
-    if (!why)
-        qsort(v, n, sizeof *v, cmp_range);
-    for (size_t i = 1; !why && i < n; i++)
-        if (v[i].lo < v[i - 1].hi)
-            why = "two live tensors overlap";
-    free(v);
-    return why;
+    for (size_t id = 0; id < r->t->nslots; id++)
+        if (r->alive[id])
+            r->ptr[n++] = (void *)r->at[id];
+    block_sizes_in_t in = { r->a, r->ptr, r->bsize, n };
+    if (mm_call_work("block_sizes", &in, sizeof in, NULL, 0) != 0)
+        return "ca_block_size could not be asked";
+    n = 0;
+    for (size_t id = 0; id < r->t->nslots; id++)
+        if (r->alive[id] && r->bsize[n++] < r->size_of[id])
+            return "ca_block_size of a live tensor is smaller than its request";
+    return NULL;
 }
 
 static void series_add(series_t *s, const double x[5])
@@ -136,39 +238,36 @@ static void series_add(series_t *s, const double x[5])
     s->n++;
 }
 
-static void sample(series_t *s, size_t op, const replay_t *r, const ca_allocator_t *a,
-                   const ca_simdev_t *d)
+static void sample(series_t *s, size_t op, const replay_t *r, const ca_simdev_t *d)
 {
     ca_stats_t st;
     ca_simdev_stats_t ds;
     ca_simdev_stats(d, &ds);
-    if (ca_get_stats(a, &st) != 0)
+    if (ca_get_stats(r->a, &st) != 0)
         memset(&st, 0, sizeof st);
     double alloc = (double)st.allocated_bytes[CA_STAT_ALL].current / MIB;
     double res = (double)ds.live_bytes / MIB;
     series_add(s, (double[5]){ (double)op, (double)r->requested / MIB, alloc, res, res - alloc });
 }
 
-/* Replays ops [begin, end) one at a time; checks the live tensors every CHECK_EVERY ops when d
- * is given; samples the series when s is given. Returns NULL or what went wrong (a literal, or
- * r->why). */
-static const char *replay_checked(replay_t *r, ca_allocator_t *a, const ca_simdev_t *d,
-                                  size_t begin, size_t end, series_t *s)
+/* Replays ops [begin, end) in calls of `chunk` ops; after each, checks the new addresses, and
+ * that the live tensors lie in d's memory (when d is given); asks your block sizes every
+ * CHECK_EVERY ops; samples the series when s is given. Returns NULL or what went wrong (a
+ * literal, or r->why). */
+static const char *replay_checked(replay_t *r, const ca_simdev_t *d, size_t begin, size_t end,
+                                  size_t chunk, series_t *s)
 {
-    for (size_t i = begin; i < end; i++) {
-        int rc = ca_trace_replay(r->t, i, i + 1, a, r->slots, NULL);
-        if (rc != 0) {
-            const char *what[] = { "ca_alloc", "ca_free", "ca_record_stream" };
-            snprintf(r->why, sizeof r->why, "%s failed at op %zu of the trace: %s",
-                     what[r->t->ops[i].kind], i, strerror(-rc));
-            return r->why;
-        }
-        track(r, &r->t->ops[i]);
-        const char *why = i % CHECK_EVERY == 0 ? check_live(r, a, d) : NULL;
+    for (size_t i = begin; i < end; i += chunk) {
+        size_t j = end - i < chunk ? end : i + chunk;
+        const char *why = run_remote(r, i, j);
+        why = why ? why : walk(r, i, j);
+        why = why ? why : check_owned(r, d);
+        if (!why && i / CHECK_EVERY != j / CHECK_EVERY)
+            why = check_block_sizes(r);
         if (why)
             return why;
-        if (s && d && i % SAMPLE_EVERY == 0)
-            sample(s, i, r, a, d);
+        if (s && d)
+            sample(s, i, r, d);
     }
     return NULL;
 }
@@ -187,50 +286,62 @@ typedef struct {
     char why[256]; /* what went wrong, or "" */
 } replay_result_t;
 
-static const char *replay_all(replay_t *r, ca_allocator_t *a, ca_simdev_t *d, series_t *s,
-                              replay_result_t *res)
+static const char *replay_all(replay_t *r, ca_simdev_t *d, series_t *s, replay_result_t *res)
 {
     const char *why = NULL;
     for (unsigned k = 0; !why && k <= r->t->nsteps; k++) {
         uint64_t before = raw_calls(d);
-        why = replay_checked(r, a, d, r->t->step_begin[k], r->t->step_begin[k + 1], s);
+        why = replay_checked(r, d, r->t->step_begin[k], r->t->step_begin[k + 1], SAMPLE_EVERY,
+                             s);
         res->calls[k] = raw_calls(d) - before;
     }
     if (!why)
-        why = check_live(r, a, d);
+        why = check_block_sizes(r);
     ca_simdev_stats(d, &res->dev);
-    if (ca_get_stats(a, &res->st) != 0)
+    if (ca_get_stats(r->a, &res->st) != 0)
         memset(&res->st, 0, sizeof res->st);
     return why;
 }
 
-/* The deterministic part: a fresh allocator on a fresh device replays the whole trace. What
- * went wrong, if anything, is in res->why. */
-static void replay_trace(const ca_trace_t *t, series_t *s, replay_result_t *res)
+/* A fresh allocator of yours on harness device d (attached for your process, host.h). Returns
+ * 0 with *a and *id set, or -errno. */
+static int open_yours(ca_simdev_t *d, ca_allocator_t **a, int *id)
+{
+    ca_backend_t be, *fwd = NULL;
+    ca_simdev_backend(d, &be);
+    *id = host_attach(&be);
+    int rc = *id < 0 ? *id : host_backend(*id, &fwd);
+    return rc ? rc : ca_create(a, fwd);
+}
+
+/* The deterministic part: a fresh allocator on a fresh device replays the whole trace (its ops
+ * in shared memory at ops). What went wrong, if anything, is in res->why. */
+static void replay_trace(const ca_trace_t *t, const ca_op_t *ops, series_t *s,
+                         replay_result_t *res)
 {
     ca_simdev_config_t cfg = { DEVICE_BYTES, 0, 0 };
     ca_simdev_t *d = NULL;
     ca_allocator_t *a = NULL;
-    ca_backend_t be;
+    int id = -1;
     replay_t r;
     int rc = ca_simdev_create(&d, &cfg);
-    if (rc == 0) {
-        ca_simdev_backend(d, &be);
-        rc = ca_create(&a, &be);
-    }
+    if (rc == 0)
+        rc = open_yours(d, &a, &id);
     const char *why = NULL;
     if (rc != 0)
         snprintf(res->why, sizeof res->why, "%s failed: %s",
                  d ? "ca_create" : "ca_simdev_create", strerror(-rc));
-    else if (replay_init(&r, t) != 0)
+    else if (replay_init(&r, t, ops, a) != 0)
         why = "out of host memory";
     else
-        why = replay_all(&r, a, d, s, res);
+        why = replay_all(&r, d, s, res);
     if (why)
         snprintf(res->why, sizeof res->why, "%s", why);
     if (rc == 0)
         replay_fini(&r);
-    ca_destroy(a);
+    if (a)
+        ca_destroy(a);
+    host_detach(id);
     ca_simdev_destroy(d);
 }
 
@@ -262,78 +373,124 @@ static void report_replay(mm_json_t *j, const ca_trace_t *t, const replay_result
 typedef struct {
     replay_t r;
     size_t begin, end;
-    ca_allocator_t *a;     /* yours, or NULL: raw calls on be */
-    ca_backend_t be;
-    int rc;
+    ca_backend_t be;       /* the raw baseline's back end (the harness's) */
+    int rc;                /* the raw baseline's first error */
+    const char *why;       /* your replay's first error */
 } step_case_t;
 
-static void run_step(void *p)
+/* One step of raw calls, in the harness (the baseline). */
+static void run_base(step_case_t *c)
 {
-    step_case_t *c = p;
-    int rc = c->a ? ca_trace_replay(c->r.t, c->begin, c->end, c->a, c->r.slots, NULL)
-                  : ca_trace_replay_raw(c->r.t, c->begin, c->end, &c->be, c->r.slots, NULL);
+    int rc = ca_trace_replay_raw(c->r.t, c->begin, c->end, &c->be, c->r.slots, NULL);
     if (rc != 0 && c->rc == 0)
         c->rc = rc;
 }
 
 /* Gets a case ready to replay the trace's last step: everything before it replayed once (the
- * raw baseline: the parameters and step 1, which creates Adam's states). */
-static int prepare(step_case_t *c, const ca_trace_t *t, const ca_backend_t *be, int yours)
+ * raw baseline: the parameters and step 1, which creates Adam's states). One of raw (the
+ * baseline's back end) and yours (a shared table for ca_create) is given. Returns 0, -errno, or
+ * 1 with c->why. */
+static int prepare(step_case_t *c, const ca_trace_t *t, const ca_op_t *ops,
+                   const ca_backend_t *raw, ca_backend_t *yours)
 {
+    ca_allocator_t *a = NULL;
     memset(c, 0, sizeof *c);
-    c->be = *be;
+    if (raw)
+        c->be = *raw;
     c->begin = t->step_begin[t->nsteps];
     c->end = t->step_begin[t->nsteps + 1];
-    int rc = replay_init(&c->r, t);
-    if (rc == 0 && yours)
-        rc = ca_create(&c->a, be);
+    int rc = yours ? ca_create(&a, yours) : 0;
+    if (rc == 0)
+        rc = replay_init(&c->r, t, ops, a);
     if (rc != 0)
         return rc;
     size_t upto = yours ? c->begin : t->step_begin[2];
-    rc = yours ? ca_trace_replay(t, 0, upto, c->a, c->r.slots, NULL)
-               : ca_trace_replay_raw(t, 0, upto, be, c->r.slots, NULL);
-    for (size_t i = 0; rc == 0 && i < upto; i++)
-        track(&c->r, &t->ops[i]);
-    return rc;
+    if (yours)
+        c->why = run_remote(&c->r, 0, upto);
+    else
+        rc = ca_trace_replay_raw(t, 0, upto, raw, c->r.slots, NULL);
+    if (rc == 0 && !c->why)
+        c->why = walk(&c->r, 0, upto);
+    return rc ? rc : c->why ? 1 : 0;
 }
 
 /* Frees what the case still holds: the raw baseline frees its live tensors itself. */
 static void finish(step_case_t *c)
 {
-    for (size_t id = 0; !c->a && c->r.alive && id < c->r.t->nslots; id++)
+    for (size_t id = 0; !c->r.a && c->r.alive && id < c->r.t->nslots; id++)
         if (c->r.alive[id])
             c->be.raw_free(c->be.ctx, c->r.slots[id]);
-    ca_destroy(c->a);
+    if (c->r.a)
+        ca_destroy(c->r.a);
     replay_fini(&c->r);
 }
 
-/* One timed placement's figures (mm_bench_paired_ratio's). */
+/* One timed placement's figures. */
 typedef struct {
     double ratio, t_base, t_yours;
+    uint64_t busy_ns, base_ns; /* your process's CPU time while the baseline ran; its time */
 } timing_t;
 
-/* One timed placement: a fresh baseline and a fresh allocator of yours, `reps` paired rounds of
- * the last step, then one more pass of your step, checked, so that speed cannot come from wrong
- * answers. 0 with *got filled; -errno (*yours_failed: on your side); 1 with `why` set when the
- * checked pass found a wrong answer. */
-static int time_once(const ca_trace_t *t, const ca_backend_t *base_be,
-                     const ca_backend_t *your_be, const ca_simdev_t *your_dev, unsigned reps,
+/* Your process's CPU time may grow by this much while the baseline runs for base_ns. */
+static int too_busy(uint64_t busy_ns, uint64_t base_ns)
+{
+    return busy_ns > BUSY_NS + base_ns / 100 * BUSY_PERCENT;
+}
+
+/* As mm_bench_paired_ratio: `reps` rounds (after WARMUP) of the baseline's step, then yours,
+ * each timed here; your process's CPU time read around each baseline run, and your step's
+ * addresses checked after each run (neither timed). NULL, or what went wrong. */
+static const char *paired_rounds(step_case_t *base, step_case_t *yours, unsigned reps,
+                                 timing_t *got)
+{
+    double tb[REPS], ty[REPS], ratio[REPS];
+    if (reps > REPS)
+        return "too many rounds asked for";
+    for (unsigned k = 0; k < WARMUP + reps; k++) {
+        uint64_t c0 = mm_student_cpu_ns(), t0 = mm_now_ns();
+        run_base(base);
+        uint64_t t1 = mm_now_ns(), c1 = mm_student_cpu_ns(), t2 = mm_now_ns();
+        const char *why = run_remote(&yours->r, yours->begin, yours->end);
+        uint64_t t3 = mm_now_ns();
+        why = why ? why : walk(&yours->r, yours->begin, yours->end);
+        if (why || base->rc)
+            return why ? why : "the baseline failed";
+        got->busy_ns += c1 - c0;
+        got->base_ns += t1 - t0;
+        if (k < WARMUP)
+            continue;
+        tb[k - WARMUP] = (double)(t1 - t0) * 1e-9;
+        ty[k - WARMUP] = (double)(t3 - t2) * 1e-9;
+        ratio[k - WARMUP] = tb[k - WARMUP] / ty[k - WARMUP];
+    }
+    got->ratio = mm_median(ratio, reps);
+    got->t_base = mm_median(tb, reps);
+    got->t_yours = mm_median(ty, reps);
+    return NULL;
+}
+
+/* One timed placement: a fresh baseline and a fresh allocator of yours (over the shared table
+ * your_be; your_dev, if not NULL, is its device, to check the live tensors lie in it), `reps`
+ * paired rounds of the last step, then one more pass of your step, checked, so that speed
+ * cannot come from wrong answers. 0 with *got filled; -errno (*yours_failed: on your side); 1
+ * with `why` set when a check found a wrong answer. */
+static int time_once(const ca_trace_t *t, const ca_op_t *ops, const ca_backend_t *base_be,
+                     ca_backend_t *your_be, const ca_simdev_t *your_dev, unsigned reps,
                      timing_t *got, int *yours_failed, char *why, size_t cap)
 {
     step_case_t base, yours;
     memset(&yours, 0, sizeof yours);
-    int rc = prepare(&base, t, base_be, 0);
-    int rc2 = rc == 0 ? prepare(&yours, t, your_be, 1) : 0;
+    int rc = prepare(&base, t, ops, base_be, NULL);
+    int rc2 = rc == 0 ? prepare(&yours, t, ops, NULL, your_be) : 0;
+    const char *wrong = rc2 > 0 ? yours.why : NULL;
     if (rc == 0 && rc2 == 0) {
-        mm_bench_case_t cb = { "raw calls", run_step, &base }, cy = { "yours", run_step, &yours };
-        rc = mm_bench_paired_ratio(&cb, &cy, WARMUP, reps, &got->ratio, &got->t_base,
-                                   &got->t_yours);
+        wrong = paired_rounds(&base, &yours, reps, got);
+        if (!wrong)
+            wrong = replay_checked(&yours.r, your_dev, yours.begin, yours.end, CHECK_EVERY, NULL);
     }
-    *yours_failed = rc2 != 0 || yours.rc != 0;
-    rc = rc2 ? rc2 : yours.rc ? yours.rc : rc ? rc : base.rc;
-    const char *wrong = rc ? NULL : replay_checked(&yours.r, yours.a, your_dev, yours.begin,
-                                                   yours.end, NULL);
-    if (wrong) {
+    *yours_failed = rc2 < 0;
+    rc = rc2 < 0 ? rc2 : rc ? rc : base.rc;
+    if (wrong && rc == 0) {
         snprintf(why, cap, "%s", wrong);
         rc = 1;
     }
@@ -346,19 +503,21 @@ static int time_once(const ca_trace_t *t, const ca_backend_t *base_be,
  * median. How fast the same code runs depends on where its data lands in memory: on one 2-vCPU
  * AMD EPYC VM the reference's speed-up over 5 fresh allocators in one process ranged 30.5-54.7x,
  * and across processes 35-72x, about as wide. Their median is what one program reports; a
- * single placement could score the reference at half of itself. */
-static void timed_metric(mm_json_t *j, const char *name, const ca_trace_t *t,
-                         const ca_backend_t *base_be, const ca_backend_t *your_be,
+ * single placement could score the reference at half of itself. Skipped when your process used
+ * CPU time while the baseline was measured. */
+static void timed_metric(mm_json_t *j, const char *name, const ca_trace_t *t, const ca_op_t *ops,
+                         const ca_backend_t *base_be, ca_backend_t *your_be,
                          const ca_simdev_t *your_dev, unsigned reps, unsigned placements,
                          const char *what)
 {
     double ratio[PLACEMENTS], tb[PLACEMENTS], ty[PLACEMENTS];
+    uint64_t busy = 0, base_ns = 0;
     char why[200] = "";
     size_t n = placements < PLACEMENTS ? placements : PLACEMENTS;
     for (size_t k = 0; k < n; k++) {
-        timing_t got = { 0, 0, 0 };
+        timing_t got = { 0, 0, 0, 0, 0 };
         int yours_failed = 0;
-        int rc = time_once(t, base_be, your_be, your_dev, reps, &got, &yours_failed, why,
+        int rc = time_once(t, ops, base_be, your_be, your_dev, reps, &got, &yours_failed, why,
                            sizeof why);
         if (rc > 0) {
             mm_bench_fail(j, name, why);
@@ -370,6 +529,13 @@ static void timed_metric(mm_json_t *j, const char *name, const ca_trace_t *t,
             return;
         }
         ratio[k] = got.ratio, tb[k] = got.t_base, ty[k] = got.t_yours;
+        busy += got.busy_ns, base_ns += got.base_ns;
+    }
+    if (too_busy(busy, base_ns)) {
+        mm_bench_skipf(j, name, "your process ran while the baseline was measured (%.1f ms of "
+                       "CPU time in %.1f ms of baseline)", (double)busy * 1e-6,
+                       (double)base_ns * 1e-6);
+        return;
     }
     mm_bench_speedup(j, name, mm_median(ratio, n), "raw calls", mm_median(tb, n),
                      mm_median(ty, n), reps, "%s, %zu trace ops per step; median of %zu fresh "
@@ -377,47 +543,85 @@ static void timed_metric(mm_json_t *j, const char *name, const ca_trace_t *t,
                      n);
 }
 
-/* A raw-call replay of the trace's last step on a fresh device with `latency_ns` per call. */
-static int prepare_raw(step_case_t *c, ca_simdev_t **d, const ca_trace_t *t, uint64_t latency_ns)
+/* A raw-call case of the baseline's kind for the gate: the trace's last step on a fresh device
+ * with `latency_ns` per call. */
+typedef struct {
+    replay_t r;
+    size_t begin, end;
+    ca_backend_t be;
+    int rc;
+} raw_case_t;
+
+static void run_raw(void *p)
+{
+    raw_case_t *c = p;
+    int rc = ca_trace_replay_raw(c->r.t, c->begin, c->end, &c->be, c->r.slots, NULL);
+    if (rc != 0 && c->rc == 0)
+        c->rc = rc;
+}
+
+static int prepare_raw(raw_case_t *c, ca_simdev_t **d, const ca_trace_t *t, uint64_t latency_ns)
 {
     ca_simdev_config_t cfg = { DEVICE_BYTES, latency_ns, 0 };
-    ca_backend_t be;
     int rc = ca_simdev_create(d, &cfg);
     if (rc != 0)
         return rc;
-    ca_simdev_backend(*d, &be);
-    return prepare(c, t, &be, 0);
+    ca_simdev_backend(*d, &c->be);
+    c->begin = t->step_begin[t->nsteps];
+    c->end = t->step_begin[t->nsteps + 1];
+    rc = replay_init(&c->r, t, NULL, NULL);
+    if (rc == 0)
+        rc = ca_trace_replay_raw(t, 0, t->step_begin[2], &c->be, c->r.slots, NULL);
+    if (rc == 0)
+        walk(&c->r, 0, t->step_begin[2]);
+    return rc;
+}
+
+static void finish_raw(raw_case_t *c)
+{
+    for (size_t id = 0; c->r.alive && id < c->r.t->nslots; id++)
+        if (c->r.alive[id])
+            c->be.raw_free(c->be.ctx, c->r.slots[id]);
+    replay_fini(&c->r);
 }
 
 /* The gate's figure: the last step's raw calls on a device with LATENCY_NS per call over the
- * same calls on one with none (median of REPS paired rounds; no code of yours runs). -1 if it
- * could not be measured. */
+ * same calls on one with none (median of REPS paired rounds; no code of yours runs, and your
+ * process must idle meanwhile). -1 if it could not be measured; -2 if your process ran. */
 static double raw_over_bookkeeping(const ca_trace_t *t)
 {
     ca_simdev_t *ds = NULL, *df = NULL;
-    step_case_t slow, fast;
+    raw_case_t slow, fast;
     memset(&slow, 0, sizeof slow);
     memset(&fast, 0, sizeof fast);
     int rc = prepare_raw(&slow, &ds, t, LATENCY_NS);
     if (rc == 0)
         rc = prepare_raw(&fast, &df, t, 0);
-    mm_bench_case_t cs = { "raw calls", run_step, &slow }, cf = { "no latency", run_step, &fast };
+    mm_bench_case_t cs = { "raw calls", run_raw, &slow }, cf = { "no latency", run_raw, &fast };
     double ratio = -1;
+    uint64_t c0 = mm_student_cpu_ns(), t0 = mm_now_ns();
     if (rc == 0)
         rc = mm_bench_paired_ratio(&cs, &cf, WARMUP, REPS, &ratio, NULL, NULL);
+    uint64_t t1 = mm_now_ns(), c1 = mm_student_cpu_ns();
     if (rc != 0 || slow.rc != 0 || fast.rc != 0)
         ratio = -1;
-    finish(&slow);
-    finish(&fast);
+    else if (too_busy(c1 - c0, t1 - t0))
+        ratio = -2;
+    finish_raw(&slow);
+    finish_raw(&fast);
     ca_simdev_destroy(ds);
     ca_simdev_destroy(df);
     return ratio;
 }
 
 /* alloc_free_speedup where the gate is open; *gate: its figure. */
-static void bench_timed(mm_json_t *j, const ca_trace_t *t, double *gate)
+static void bench_timed(mm_json_t *j, const ca_trace_t *t, const ca_op_t *ops, double *gate)
 {
     *gate = raw_over_bookkeeping(t);
+    if (*gate == -2) {
+        mm_bench_skip(j, "alloc_free_speedup", "your process ran while the baseline was measured");
+        return;
+    }
     if (*gate < 0) {
         mm_bench_skip(j, "alloc_free_speedup", "could not time the device's raw calls");
         return;
@@ -430,17 +634,33 @@ static void bench_timed(mm_json_t *j, const ca_trace_t *t, double *gate)
     }
     ca_simdev_config_t cfg = { DEVICE_BYTES, LATENCY_NS, 0 };
     ca_simdev_t *db = NULL, *dy = NULL;
+    int id = -1;
+    ca_backend_t bb, by, *fwd = NULL;
     if (ca_simdev_create(&db, &cfg) != 0 || ca_simdev_create(&dy, &cfg) != 0) {
         mm_bench_fail(j, "alloc_free_speedup", "could not create the simulated devices");
     } else {
-        ca_backend_t bb, by;
         ca_simdev_backend(db, &bb);
         ca_simdev_backend(dy, &by);
-        timed_metric(j, "alloc_free_speedup", t, &bb, &by, dy, REPS, PLACEMENTS,
-                     "simulated device, " NUMBER_TEXT(LATENCY_US) " us per raw call");
+        id = host_attach(&by);
+        int rc = id < 0 ? id : host_backend(id, &fwd);
+        if (rc != 0)
+            mm_bench_failf(j, "alloc_free_speedup", "no back end for your process: %s",
+                           strerror(-rc));
+        else
+            timed_metric(j, "alloc_free_speedup", t, ops, &bb, fwd, dy, REPS, PLACEMENTS,
+                         "simulated device, " NUMBER_TEXT(LATENCY_US) " us per raw call");
     }
+    host_detach(id);
     ca_simdev_destroy(db);
     ca_simdev_destroy(dy);
+}
+
+/* The trace's ops in memory shared with your process (which reads them). */
+static ca_op_t *share_ops(const ca_trace_t *t)
+{
+    ca_op_t *ops = mm_shared_alloc(t->nops * sizeof *ops);
+    memcpy(ops, t->ops, t->nops * sizeof *ops);
+    return ops;
 }
 
 #ifdef MM_HAVE_CUDA
@@ -449,32 +669,63 @@ static void bench_timed(mm_json_t *j, const ca_trace_t *t, double *gate)
 /* A smaller model, so that two copies of its persistent state fit on any GPU. */
 static const ca_model_t GPU_MODEL = { 6, 2, 256, 768, 12, 50257 };
 
+/* The CUDA back end in your process (the workload "cuda_open"): 0 with *h (its handle) and
+ * *be (its table, in shared memory); else -errno, with why when your process has no GPU. */
+static int open_cuda_yours(uint64_t *h, ca_backend_t **be, char *why, size_t cap)
+{
+    cuda_open_in_t in = { 0 };
+    cuda_open_out_t *out = malloc(sizeof *out);
+    if (!out)
+        return -ENOMEM;
+    int rc = mm_call_work("cuda_open", &in, sizeof in, out, sizeof *out);
+    out->why[sizeof out->why - 1] = 0;
+    snprintf(why, cap, "%s", out->why);
+    if (rc == 0) {
+        *h = out->dev;
+        *be = mm_shared_alloc(sizeof **be);
+        **be = out->be;
+    }
+    free(out);
+    return rc;
+}
+
+/* cuda_alloc_free_speedup: the baseline's cudaMalloc/cudaFree here, your allocator with its
+ * CUDA back end in your process (a fresh one, where no code of yours ran before it opened the
+ * GPU), both timed here. */
 static void bench_cuda(mm_json_t *j)
 {
+    const char *name = "cuda_alloc_free_speedup";
     char why[200];
     if (!ca_cuda_usable(why, sizeof why)) {
-        mm_bench_skipf(j, "cuda_alloc_free_speedup", "no usable CUDA device: %s", why);
+        mm_bench_skipf(j, name, "no usable CUDA device: %s", why);
         return;
     }
     if (mm_cuda_backend(why, sizeof why)) { /* cudaMalloc's cost there is not a GPU's */
-        mm_bench_skipf(j, "cuda_alloc_free_speedup", "emulated CUDA device: timing is a model "
-                       "(%s)", why);
+        mm_bench_skipf(j, name, "emulated CUDA device: timing is a model (%s)", why);
         return;
     }
+    mm_student_stop();
     ca_trace_t t;
-    ca_cudadev_t *db = NULL, *dy = NULL;
-    if (ca_trace_transformer(&t, &GPU_MODEL, 3) != 0 || ca_cudadev_create(&db, 0) != 0 ||
-        ca_cudadev_create(&dy, 0) != 0) {
-        mm_bench_fail(j, "cuda_alloc_free_speedup", "could not set up the GPU trace");
+    ca_cudadev_t *db = NULL;
+    ca_backend_t *fwd = NULL;
+    uint64_t h = 0;
+    int rc = ca_trace_transformer(&t, &GPU_MODEL, 3) != 0 || ca_cudadev_create(&db, 0) != 0;
+    int mine = rc ? 0 : open_cuda_yours(&h, &fwd, why, sizeof why);
+    if (rc) {
+        mm_bench_fail(j, name, "could not set up the GPU trace");
+    } else if (mine == -ENODEV) {
+        mm_bench_skipf(j, name, "no usable CUDA device in your code's process: %s", why);
+    } else if (mine != 0) {
+        mm_bench_failf(j, name, "no CUDA back end in your process: %s", strerror(-mine));
     } else {
-        ca_backend_t bb, by;
+        ca_backend_t bb;
         ca_cudadev_backend(db, &bb);
-        ca_cudadev_backend(dy, &by);
-        timed_metric(j, "cuda_alloc_free_speedup", &t, &bb, &by, NULL, 9, 3,
+        timed_metric(j, name, &t, share_ops(&t), &bb, fwd, NULL, 9, 3,
                      "cudaMalloc/cudaFree on GPU 0");
     }
+    if (h)
+        mm_call_work("cuda_close", &h, sizeof h, NULL, 0);
     ca_cudadev_destroy(db);
-    ca_cudadev_destroy(dy);
     ca_trace_free(&t);
 }
 #endif
@@ -529,6 +780,12 @@ static void write_info(mm_json_t *j, const ca_trace_t *t, const replay_result_t 
 int main(void)
 {
     mm_json_t j;
+    int rc = mm_call_setup();
+    if (rc < 0) {
+        fprintf(stderr, "mlmem: cannot start the program that runs your code: %s\n",
+                strerror(-rc));
+        return 2;
+    }
     mm_bench_open(&j, "07");
     ca_trace_t t;
     series_t s = { { NULL }, 0, 0 };
@@ -539,8 +796,9 @@ int main(void)
         snprintf(res.why, sizeof res.why, "could not generate the trace");
         mm_bench_fail(&j, "alloc_free_speedup", res.why);
     } else {
-        replay_trace(&t, &s, &res);
-        bench_timed(&j, &t, &gate);
+        const ca_op_t *ops = share_ops(&t);
+        replay_trace(&t, ops, &s, &res);
+        bench_timed(&j, &t, ops, &gate);
     }
     report_replay(&j, &t, &res);
 #ifdef MM_HAVE_CUDA

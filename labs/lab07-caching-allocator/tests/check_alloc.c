@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "allocator.h"
+#include "mm_call.h"
 #include "mm_check.h"
 #include "support.h"
 
@@ -11,11 +12,12 @@ MM_TEST(test_alloc_bad_args)
     td_t t;
     td_open(&t, 8 * MIB);
     ca_allocator_t *other = NULL;
-    ca_backend_t half = t.be;
-    half.synchronize = NULL;
-    MM_ASSERT_ERR(ca_create(NULL, &t.be), -EINVAL);
+    ca_backend_t *half = mm_shared_alloc(sizeof *half);
+    *half = *t.be;
+    half->synchronize = NULL;
+    MM_ASSERT_ERR(ca_create(NULL, t.be), -EINVAL);
     MM_ASSERT_ERR(ca_create(&other, NULL), -EINVAL);
-    MM_ASSERT_ERR(ca_create(&other, &half), -EINVAL);
+    MM_ASSERT_ERR(ca_create(&other, half), -EINVAL);
     ck_assert_msg(other == NULL, "a failed ca_create must not set *out");
     void *p = &t, *q = NULL;
     MM_ASSERT_ERR(ca_alloc(NULL, 512, 0, &p), -EINVAL);
@@ -40,7 +42,7 @@ MM_TEST(test_free_bad_pointers)
     td_open(&t, 8 * MIB);
     char local;
     unsigned char *p = td_alloc(&t, 4000, 0), *q = td_alloc(&t, 4000, 0);
-    td_fill(q, 4000, 7);
+    td_fill(&t, q, 4000, 7);
     MM_ASSERT_OK(ca_free(t.a, NULL));
     MM_ASSERT_ERR(ca_free(NULL, p), -EINVAL);
     MM_ASSERT_ERR(ca_free(t.a, &local), -EINVAL);
@@ -50,7 +52,7 @@ MM_TEST(test_free_bad_pointers)
     MM_ASSERT_ERR(ca_free(t.a, p), -EINVAL); /* double free */
     ck_assert_msg(ca_block_size(t.a, p) == 0, "a freed pointer is not a live block");
     ck_assert_msg(td_stats(&t).allocations.current == 1, "one allocation is still live");
-    ck_assert_msg(td_intact(q, 4000, 7), "bad frees must not disturb live memory");
+    ck_assert_msg(td_intact(&t, q, 4000, 7), "bad frees must not disturb live memory");
     td_close(&t);
 }
 MM_END_TEST
@@ -107,19 +109,20 @@ MM_TEST(test_live_blocks_never_overlap)
     for (int round = 0; round < 3; round++) {
         for (size_t i = 0; i < N; i++) {
             if (p[i] && mm_rng_range(&r, 0, 1)) {
-                ck_assert_msg(td_intact(p[i], size[i], (uint32_t)i), "block %zu was overwritten", i);
+                ck_assert_msg(td_intact(&t, p[i], size[i], (uint32_t)i),
+                              "block %zu was overwritten", i);
                 td_free(&t, p[i]);
                 p[i] = NULL;
             }
             if (!p[i]) {
                 size[i] = (size_t)mm_rng_range(&r, 1, (uint64_t)1 << mm_rng_range(&r, 1, 23));
                 p[i] = td_alloc(&t, size[i], (ca_stream_t)mm_rng_range(&r, 0, 1));
-                td_fill(p[i], size[i], (uint32_t)i);
+                td_fill(&t, p[i], size[i], (uint32_t)i);
             }
         }
         assert_disjoint(p, size, N);
         for (size_t i = 0; i < N; i++)
-            ck_assert_msg(td_intact(p[i], size[i], (uint32_t)i),
+            ck_assert_msg(td_intact(&t, p[i], size[i], (uint32_t)i),
                           "block %zu (%zu bytes) was overwritten by another block", i, size[i]);
     }
     td_close(&t);
@@ -140,10 +143,8 @@ static void reuse_random_sizes(void)
     enum { N = 24 };
     mm_rng_t r = MM_RNG();
     ca_simdev_config_t cfg = { 1024 * MIB, 0, 0 };
-    td_t t = { 0 };
-    ck_assert_msg(ca_simdev_create(&t.dev, &cfg) == 0, "could not create the simulated device");
-    ca_simdev_backend(t.dev, &t.be);
-    MM_ASSERT_OK(ca_create(&t.a, &t.be));
+    td_t t;
+    td_open_cfg(&t, &cfg);
     void *p[N];
     size_t size[N];
     for (int i = 0; i < N; i++) {

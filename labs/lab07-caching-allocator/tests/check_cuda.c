@@ -1,10 +1,14 @@
 /* Lab 07 tests: your allocator on the CUDA back end. Where nvcc built it, the error path runs on
  * every machine (a device that does not exist: the runtime's error must come back unchanged);
- * real allocations need a usable GPU and are skipped, with the runtime's reason, without one. */
+ * real allocations need a usable GPU and are skipped, with the runtime's reason, without one.
+ * The CUDA back end is the harness's (it owns the device memory and counts the raw calls); your
+ * allocator reaches it through the forwarding back end (host.h), and the harness touches a
+ * block only after checking that it lies in memory the back end handed out. */
 #include <errno.h>
 #include <stdlib.h>
 #include "allocator.h"
 #include "cudadev.h"
+#include "host.h"
 #include "mm_check.h"
 #include "support.h"
 #ifdef MM_HAVE_CUDA
@@ -14,21 +18,34 @@
 #ifdef MM_HAVE_CUDA
 typedef struct {
     ca_cudadev_t *dev;
-    ca_backend_t be;
-    ca_allocator_t *a;
+    int id;            /* its number for the forwarding back end */
+    ca_allocator_t *a; /* yours, in your process */
 } cuda_td_t;
 
 static void cuda_open(cuda_td_t *t, int device)
 {
+    ca_backend_t be, *fwd = NULL;
     MM_ASSERT_OK(ca_cudadev_create(&t->dev, device));
-    ca_cudadev_backend(t->dev, &t->be);
-    MM_ASSERT_OK(ca_create(&t->a, &t->be));
+    ca_cudadev_backend(t->dev, &be);
+    t->id = host_attach(&be);
+    ck_assert_msg(t->id >= 0, "too many devices at once");
+    MM_ASSERT_OK(host_backend(t->id, &fwd));
+    MM_ASSERT_OK(ca_create(&t->a, fwd));
 }
 
 static void cuda_close(cuda_td_t *t)
 {
     ca_destroy(t->a);
+    host_detach(t->id);
     ca_cudadev_destroy(t->dev);
+}
+
+/* A block your allocator handed out: it must lie in memory the back end handed out before the
+ * harness lets CUDA touch it. */
+static void assert_owned(const cuda_td_t *t, const void *p, size_t n, int i)
+{
+    ck_assert_msg(host_owns(t->id, p, n), "block %d at %p (%zu bytes) is not inside memory "
+                  "cudaMalloc handed out", i, p, n);
 }
 
 static unsigned long long cuda_raw_calls(const void *dev)
@@ -78,6 +95,7 @@ MM_TEST(test_cuda_alloc_free)
         size[i] = (size_t)mm_rng_range(&r, 1, 24 * MIB);
         MM_ASSERT_OK(ca_alloc(t.a, size[i], 0, (void **)&p[i]));
         ck_assert_msg((uintptr_t)p[i] % 512 == 0, "device pointers are 512-byte aligned");
+        assert_owned(&t, p[i], size[i], i);
         ck_assert_int_eq(cudaMemset(p[i], i + 1, size[i]), cudaSuccess);
     }
     for (int i = 0; i < N; i++) {
@@ -115,6 +133,8 @@ MM_TEST(test_cuda_stream_reuse)
     MM_ASSERT_OK(ca_alloc(t.a, 256 * MIB, 1, &big));
     cudaStream_t s1 = (cudaStream_t)ca_cudadev_stream(t.dev, 1);
     ck_assert_ptr_nonnull(s1);
+    assert_owned(&t, p, 4 * MIB, 0);
+    assert_owned(&t, big, 256 * MIB, 1);
     MM_ASSERT_OK(ca_record_stream(t.a, p, 1));
     for (int i = 0; i < 8; i++) /* keep stream 1 busy for a while */
         ck_assert_int_eq(cudaMemsetAsync(big, i, 256 * MIB, s1), cudaSuccess);

@@ -10,7 +10,7 @@ MM_TEST(test_oom_retry_then_success)
     td_t t;
     td_open(&t, 24 * MIB);
     unsigned char *a = td_alloc(&t, 1024, 0), *b = td_alloc(&t, 3 * MIB, 0); /* 2 + 20 MiB */
-    td_fill(a, 1024, 1);
+    td_fill(&t, a, 1024, 1);
     td_free(&t, b);
     unsigned char *c = td_alloc(&t, 3 * MIB, 1); /* stream 1: needs 20 MiB more, 2 MiB free */
     ca_stats_t s = td_stats(&t);
@@ -21,7 +21,8 @@ MM_TEST(test_oom_retry_then_success)
                   s.raw_frees == 1, "stats: one retry, no OOM, 4 raw_allocs, 1 raw_free");
     ck_assert_msg(s.reserved_bytes[0].current == 22 * MIB && d.live_bytes == 22 * MIB,
                   "reserved: a's 2 MiB segment and c's 20 MiB one");
-    ck_assert_msg(td_intact(a, 1024, 1), "the live block a is untouched (its segment stays)");
+    ck_assert_msg(td_intact(&t, a, 1024, 1),
+                  "the live block a is untouched (its segment stays)");
     (void)c;
     td_close(&t);
 }
@@ -32,8 +33,8 @@ MM_TEST(test_oom_clean_error)
     td_t t;
     td_open(&t, 24 * MIB);
     unsigned char *a = td_alloc(&t, 1024, 0), *b = td_alloc(&t, 3 * MIB, 0);
-    td_fill(a, 1024, 1);
-    td_fill(b, 3 * MIB, 2);
+    td_fill(&t, a, 1024, 1);
+    td_fill(&t, b, 3 * MIB, 2);
     void *c = &t;
     MM_ASSERT_ERR(ca_alloc(t.a, 3 * MIB, 1, &c), -ENOMEM);
     ca_stats_t s = td_stats(&t);
@@ -42,7 +43,8 @@ MM_TEST(test_oom_clean_error)
                   s.raw_frees == 0, "one retry (nothing to release), then one OOM");
     ck_assert_msg(s.allocated_bytes[0].current == 1024 + 3 * MIB && s.allocations.current == 2,
                   "an OOM changes no allocation");
-    ck_assert_msg(td_intact(a, 1024, 1) && td_intact(b, 3 * MIB, 2), "live blocks intact");
+    ck_assert_msg(td_intact(&t, a, 1024, 1) && td_intact(&t, b, 3 * MIB, 2),
+                  "live blocks intact");
     MM_ASSERT_ERR(ca_alloc(t.a, 100 * MIB, 0, &c), -ENOMEM);
     td_free(&t, b);
     td_alloc(&t, 3 * MIB, 1); /* now b's segment can be released for it */
@@ -79,8 +81,8 @@ MM_TEST(test_empty_cache_exact)
     unsigned char *q1 = td_alloc(&t, 3 * MIB, 0);                          /* 20 MiB segment */
     unsigned char *q3 = td_alloc(&t, 18 * MIB, 0); /* does not fit q1's 17 MiB rest: own one */
     unsigned char *r = td_alloc(&t, 512, 1); /* a small segment of stream 1 */
-    td_fill(p1, 1000, 1);
-    td_fill(q2, 12 * MIB, 2);
+    td_fill(&t, p1, 1000, 1);
+    td_fill(&t, q2, 12 * MIB, 2);
     td_free(&t, p2);
     td_free(&t, q1);
     td_free(&t, q3);
@@ -93,7 +95,8 @@ MM_TEST(test_empty_cache_exact)
                   "the two with live blocks (2 + 12 MiB) stay");
     ck_assert_msg(s.reserved_bytes[0].current == 14 * MIB && s.segments.current == 2 &&
                   s.raw_frees == 3, "stats follow: 14 MiB reserved in 2 segments");
-    ck_assert_msg(td_intact(p1, 1000, 1) && td_intact(q2, 12 * MIB, 2), "live blocks intact");
+    ck_assert_msg(td_intact(&t, p1, 1000, 1) && td_intact(&t, q2, 12 * MIB, 2),
+                  "live blocks intact");
     MM_ASSERT_OK(ca_empty_cache(t.a));
     ck_assert_msg(td_dev(&t).free_calls == 3, "a second empty_cache has nothing to release");
     td_free(&t, p1);
@@ -107,27 +110,22 @@ MM_END_TEST
 
 MM_TEST(test_destroy_releases_everything)
 {
-    ca_simdev_config_t cfg = { 64 * MIB, 0, 1 };
-    ca_simdev_t *dev = NULL;
-    ca_backend_t be;
-    ca_allocator_t *a = NULL;
+    td_t t;
+    td_open(&t, 64 * MIB);
     void *p[6];
-    ck_assert_int_eq(ca_simdev_create(&dev, &cfg), 0);
-    ca_simdev_backend(dev, &be);
-    MM_ASSERT_OK(ca_create(&a, &be));
     for (int i = 0; i < 6; i++)
-        MM_ASSERT_OK(ca_alloc(a, (size_t)1 << (4 * i + 2), (ca_stream_t)(i % 2), &p[i]));
-    MM_ASSERT_OK(ca_record_stream(a, p[2], 5));
-    ca_simdev_launch(dev, 5);
-    MM_ASSERT_OK(ca_free(a, p[2])); /* pending */
-    MM_ASSERT_OK(ca_free(a, p[3])); /* cached */
-    ca_destroy(a);
+        MM_ASSERT_OK(ca_alloc(t.a, (size_t)1 << (4 * i + 2), (ca_stream_t)(i % 2), &p[i]));
+    MM_ASSERT_OK(ca_record_stream(t.a, p[2], 5));
+    ca_simdev_launch(t.dev, 5);
+    MM_ASSERT_OK(ca_free(t.a, p[2])); /* pending */
+    MM_ASSERT_OK(ca_free(t.a, p[3])); /* cached */
+    ca_destroy(t.a);
     ca_destroy(NULL);
-    ca_simdev_stats_t d;
-    ca_simdev_stats(dev, &d);
+    t.a = NULL;
+    ca_simdev_stats_t d = td_dev(&t);
     ck_assert_msg(d.live_bytes == 0 && d.live_regions == 0 && d.free_errors == 0,
                   "ca_destroy returns every segment, live blocks' too, once each");
     ck_assert_msg(d.live_events == 0, "ca_destroy releases the events it still waits for");
-    ca_simdev_destroy(dev);
+    td_close(&t);
 }
 MM_END_TEST

@@ -3,21 +3,33 @@
 #include <check.h>
 #include <errno.h>
 #include <string.h>
+#include "host.h"
 #include "mm_check.h"
+
+void td_open_cfg(td_t *t, const ca_simdev_config_t *cfg)
+{
+    ca_backend_t be;
+    memset(t, 0, sizeof *t);
+    ck_assert_msg(ca_simdev_create(&t->dev, cfg) == 0, "could not create the simulated device");
+    ca_simdev_backend(t->dev, &be);
+    t->id = host_attach(&be);
+    ck_assert_msg(t->id >= 0, "too many simulated devices at once");
+    MM_ASSERT_OK(host_backend(t->id, &t->be));
+    MM_ASSERT_OK(ca_create(&t->a, t->be));
+    ck_assert_msg(t->a != NULL, "ca_create returned 0 but no allocator");
+}
 
 void td_open(td_t *t, size_t capacity)
 {
     ca_simdev_config_t cfg = { capacity, 0, 1 };
-    memset(t, 0, sizeof *t);
-    ck_assert_msg(ca_simdev_create(&t->dev, &cfg) == 0, "could not create the simulated device");
-    ca_simdev_backend(t->dev, &t->be);
-    MM_ASSERT_OK(ca_create(&t->a, &t->be));
-    ck_assert_msg(t->a != NULL, "ca_create returned 0 but no allocator");
+    td_open_cfg(t, &cfg);
 }
 
 void td_close(td_t *t)
 {
-    ca_destroy(t->a);
+    if (t->a)
+        ca_destroy(t->a);
+    host_detach(t->id);
     ca_simdev_destroy(t->dev);
     memset(t, 0, sizeof *t);
 }
@@ -92,8 +104,17 @@ static int check_range(const unsigned char *p, size_t from, size_t to, uint32_t 
     return 1;
 }
 
-void td_fill(void *p, size_t n, uint32_t tag)
+/* The patterns are written into the harness's own device memory, never before the device has
+ * said that the block lies in a region it handed out. */
+static void assert_device(const td_t *t, const void *p, size_t n)
 {
+    ck_assert_msg(ca_simdev_owns(t->dev, p, n), "%p (%zu bytes): not inside a segment the device "
+                  "handed out", p, n);
+}
+
+void td_fill(const td_t *t, void *p, size_t n, uint32_t tag)
+{
+    assert_device(t, p, n);
     if (n <= 4 * EDGE) {
         fill_range(p, 0, n, tag);
         return;
@@ -102,8 +123,9 @@ void td_fill(void *p, size_t n, uint32_t tag)
     fill_range(p, n - EDGE, n, tag);
 }
 
-int td_intact(const void *p, size_t n, uint32_t tag)
+int td_intact(const td_t *t, const void *p, size_t n, uint32_t tag)
 {
+    assert_device(t, p, n);
     if (n <= 4 * EDGE)
         return check_range(p, 0, n, tag);
     return check_range(p, 0, EDGE, tag) && check_range(p, n - EDGE, n, tag);

@@ -1,5 +1,6 @@
-/* Lab 07 tests: a simulated device with an allocator on it, and fill/verify patterns that prove
- * two live blocks never share a byte. Used by every check_*.c of this lab. */
+/* Lab 07 tests: a simulated device in the harness with your allocator on it (in your process,
+ * over the forwarding back end: host.h), and fill/verify patterns that prove two live blocks
+ * never share a byte. Used by every check_*.c of this lab. */
 #ifndef CA_SUPPORT_H
 #define CA_SUPPORT_H
 #include <stddef.h>
@@ -11,14 +12,17 @@
 #define MIB ((size_t)1 << 20)
 
 typedef struct {
-    ca_simdev_t *dev;
-    ca_backend_t be;
-    ca_allocator_t *a;
+    ca_simdev_t *dev;  /* the harness's device: its counters are the evidence */
+    int id;            /* its number for the forwarding back end (host.h) */
+    ca_backend_t *be;  /* the forwarding table, in shared memory */
+    ca_allocator_t *a; /* your allocator: a handle into your process */
 } td_t;
 
 /* A backed device of `capacity` bytes and a fresh allocator on it (asserts on failure). */
 void td_open(td_t *t, size_t capacity);
-/* Destroys the allocator, then the device. */
+/* The same on a device configured by *cfg. */
+void td_open_cfg(td_t *t, const ca_simdev_config_t *cfg);
+/* Destroys the allocator (if t->a is not NULL), then the device. */
 void td_close(td_t *t);
 
 /* The device's counters / your allocator's statistics (asserts that ca_get_stats works). */
@@ -40,10 +44,11 @@ typedef unsigned long long (*td_raw_calls_t)(const void *dev);
 void td_reuse_each_size(ca_allocator_t *a, const size_t *size, int n, td_raw_calls_t raw_calls,
                         const void *dev);
 
-/* Fills n bytes with the pattern of `tag` / checks them (returns 1 if intact). Blocks larger
- * than 64 KiB get their first and last 16 KiB patterned, which is enough to see a poisoned
- * (released) segment or a neighbour written over an edge. */
-void td_fill(void *p, size_t n, uint32_t tag);
-int td_intact(const void *p, size_t n, uint32_t tag);
+/* Fills n bytes at p (device memory of t's backed device: asserted before it is touched) with
+ * the pattern of `tag` / checks them (returns 1 if intact). Blocks larger than 64 KiB get their
+ * first and last 16 KiB patterned, which is enough to see a poisoned (released) segment or a
+ * neighbour written over an edge. */
+void td_fill(const td_t *t, void *p, size_t n, uint32_t tag);
+int td_intact(const td_t *t, const void *p, size_t n, uint32_t tag);
 
 #endif
