@@ -1,8 +1,9 @@
 /* Lab 11 tests, part A: TensorBuf through the buffer protocol (memoryview, numpy), its exports,
- * resize and views; the flags of bf_getbuffer checked from C. */
+ * resize and views; the flags of bf_getbuffer checked from C (in your process: tu_getbuffer). */
+#include <Python.h> /* PyBUF_* */
 #include "support.h"
 
-MM_TEST_F(test_tensorbuf_new_shape_format, &tu_py)
+MM_TEST(test_tensorbuf_new_shape_format)
 {
     tu_ok("t = pyobj.TensorBuf((2, 3))\n"
           "assert (t.shape, t.strides, t.format, t.nbytes) == ((2, 3), (12, 4), 'f', 24), \\\n"
@@ -16,7 +17,7 @@ MM_TEST_F(test_tensorbuf_new_shape_format, &tu_py)
 }
 MM_END_TEST
 
-MM_TEST_F(test_tensorbuf_bad_arguments, &tu_py)
+MM_TEST(test_tensorbuf_bad_arguments)
 {
     tu_ok("def raises(exc, *args, **kw):\n"
           "    try:\n"
@@ -36,7 +37,7 @@ MM_TEST_F(test_tensorbuf_bad_arguments, &tu_py)
 }
 MM_END_TEST
 
-MM_TEST_F(test_memoryview_describes_layout, &tu_py)
+MM_TEST(test_memoryview_describes_layout)
 {
     tu_ok("t = pyobj.TensorBuf((2, 3, 4), 'i')\n"
           "m = memoryview(t)\n"
@@ -48,7 +49,7 @@ MM_TEST_F(test_memoryview_describes_layout, &tu_py)
 }
 MM_END_TEST
 
-MM_TEST_F(test_numpy_shares_memory, &tu_py)
+MM_TEST(test_numpy_shares_memory)
 {
     tu_ok("t = pyobj.TensorBuf((4, 5))\n"
           "a = np.asarray(t)\n"
@@ -62,7 +63,7 @@ MM_TEST_F(test_numpy_shares_memory, &tu_py)
 }
 MM_END_TEST
 
-MM_TEST_F(test_readonly_refuses_writers, &tu_py)
+MM_TEST(test_readonly_refuses_writers)
 {
     tu_ok("ro = pyobj.TensorBuf((3,), readonly=True)\n"
           "assert memoryview(ro).readonly\n"
@@ -74,20 +75,16 @@ MM_TEST_F(test_readonly_refuses_writers, &tu_py)
           "except ValueError:\n"
           "    pass\n"
           "del a\n");
-    PyObject *ro = tu_eval("ro");
-    Py_buffer view;
-    view.obj = (PyObject *)1;
-    int rc = PyObject_GetBuffer(ro, &view, PyBUF_WRITABLE);
-    ck_assert_msg(rc == -1 && PyErr_ExceptionMatches(PyExc_BufferError),
+    po_getbuffer_out_t b;
+    tu_getbuffer("ro", PyBUF_WRITABLE, &b);
+    ck_assert_msg(b.rc == -1 && !strcmp(b.raised, "BufferError"),
                   "a writable buffer of a read-only TensorBuf must raise BufferError");
-    PyErr_Clear();
-    ck_assert_msg(view.obj == NULL, "a refused request must leave view->obj NULL");
-    ck_assert_msg(((po_tensorbuf_t *)ro)->exports == 0, "a refused request counted an export");
-    Py_DECREF(ro);
+    ck_assert_msg(b.obj_is_null, "a refused request must leave view->obj NULL");
+    ck_assert_msg(b.exports == 0, "a refused request counted an export");
 }
 MM_END_TEST
 
-MM_TEST_F(test_exports_counted, &tu_py)
+MM_TEST(test_exports_counted)
 {
     tu_ok("t = pyobj.TensorBuf((8,), 'B')\n"
           "m1, m2 = memoryview(t), memoryview(t)\n"
@@ -99,7 +96,7 @@ MM_TEST_F(test_exports_counted, &tu_py)
 }
 MM_END_TEST
 
-MM_TEST_F(test_resize_refused_while_exported, &tu_py)
+MM_TEST(test_resize_refused_while_exported)
 {
     tu_ok("t = pyobj.TensorBuf((4,), 'i')\n"
           "np.asarray(t)[:] = [1, 2, 3, 4]\n"
@@ -129,7 +126,7 @@ MM_TEST_F(test_resize_refused_while_exported, &tu_py)
 }
 MM_END_TEST
 
-MM_TEST_F(test_transpose_view, &tu_py)
+MM_TEST(test_transpose_view)
 {
     tu_ok("t = pyobj.TensorBuf((2, 3), 'd')\n"
           "np.asarray(t)[:] = np.arange(6).reshape(2, 3)\n"
@@ -147,7 +144,7 @@ MM_TEST_F(test_transpose_view, &tu_py)
 }
 MM_END_TEST
 
-MM_TEST_F(test_view_keeps_base_alive, &tu_py)
+MM_TEST(test_view_keeps_base_alive)
 {
     tu_ok("t = pyobj.TensorBuf((64, 64))\n"
           "np.asarray(t)[:] = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)\n"
@@ -162,43 +159,39 @@ MM_TEST_F(test_view_keeps_base_alive, &tu_py)
 }
 MM_END_TEST
 
-/* PyObject_GetBuffer(obj, flags) as C sees it: 0 and the view filled, or -1 and BufferError. */
-static int get(PyObject *obj, int flags, Py_buffer *b)
+/* PyObject_GetBuffer(name, flags) as C sees it: 0 and the view filled, or -1 and BufferError.
+ * The view is released at once; b->exports is the object's count after that. */
+static int get(const char *name, int flags, po_getbuffer_out_t *b)
 {
-    int rc = PyObject_GetBuffer(obj, b, flags);
-    if (rc < 0) {
-        ck_assert_msg(PyErr_ExceptionMatches(PyExc_BufferError),
-                      "a refused request (flags %#x) must raise BufferError", flags);
-        PyErr_Clear();
-    }
-    return rc;
+    tu_getbuffer(name, flags, b);
+    if (b->rc < 0)
+        ck_assert_msg(!strcmp(b->raised, "BufferError"),
+                      "a refused request (flags %#x) must raise BufferError, not %s", flags,
+                      b->raised);
+    return b->rc;
 }
 
-MM_TEST_F(test_getbuffer_flags, &tu_py)
+MM_TEST(test_getbuffer_flags)
 {
-    PyObject *t = tu_eval("pyobj.TensorBuf((3, 4), 'h')");
-    PyObject *v = tu_eval("pyobj.TensorBuf((3, 4), 'h').transpose()");
-    Py_buffer b;
-    ck_assert_int_eq(get(t, PyBUF_SIMPLE, &b), 0);
-    ck_assert_msg(b.len == 24 && b.itemsize == 2 && !b.format && !b.shape && !b.strides &&
-                  b.obj == t && !b.suboffsets, "PyBUF_SIMPLE: len 24, no format/shape/strides");
-    PyBuffer_Release(&b);
-    ck_assert_int_eq(get(t, PyBUF_ND | PyBUF_FORMAT, &b), 0);
-    ck_assert_msg(b.shape && b.shape[1] == 4 && !b.strides && b.format && !strcmp(b.format, "h"),
-                  "PyBUF_ND | PyBUF_FORMAT: shape and format, no strides");
-    PyBuffer_Release(&b);
-    ck_assert_int_eq(get(t, PyBUF_STRIDES, &b), 0);
-    ck_assert_msg(b.strides && b.strides[0] == 8 && b.ndim == 2, "PyBUF_STRIDES: strides");
-    PyBuffer_Release(&b);
-    ck_assert_msg(get(v, PyBUF_ND, &b) < 0 && !b.obj, "a strided view without PyBUF_STRIDES");
-    ck_assert_msg(get(v, PyBUF_C_CONTIGUOUS, &b) < 0, "a transposed view is not C-contiguous");
-    ck_assert_int_eq(get(v, PyBUF_F_CONTIGUOUS, &b), 0);
-    PyBuffer_Release(&b);
-    ck_assert_int_eq(get(v, PyBUF_RECORDS, &b), 0);
+    tu_ok("t = pyobj.TensorBuf((3, 4), 'h')\n"
+          "v = pyobj.TensorBuf((3, 4), 'h').transpose()\n");
+    po_getbuffer_out_t b;
+    ck_assert_int_eq(get("t", PyBUF_SIMPLE, &b), 0);
+    ck_assert_msg(b.len == 24 && b.itemsize == 2 && !b.has_format && !b.has_shape &&
+                  !b.has_strides && b.obj_is_target && !b.has_suboffsets,
+                  "PyBUF_SIMPLE: len 24, no format/shape/strides");
+    ck_assert_int_eq(get("t", PyBUF_ND | PyBUF_FORMAT, &b), 0);
+    ck_assert_msg(b.has_shape && b.shape[1] == 4 && !b.has_strides && b.has_format &&
+                  !strcmp(b.format, "h"), "PyBUF_ND | PyBUF_FORMAT: shape and format, no strides");
+    ck_assert_int_eq(get("t", PyBUF_STRIDES, &b), 0);
+    ck_assert_msg(b.has_strides && b.strides[0] == 8 && b.ndim == 2, "PyBUF_STRIDES: strides");
+    ck_assert_msg(b.exports == 0, "every release must be counted");
+    ck_assert_msg(get("v", PyBUF_ND, &b) < 0 && b.obj_is_null,
+                  "a strided view without PyBUF_STRIDES");
+    ck_assert_msg(get("v", PyBUF_C_CONTIGUOUS, &b) < 0, "a transposed view is not C-contiguous");
+    ck_assert_int_eq(get("v", PyBUF_F_CONTIGUOUS, &b), 0);
+    ck_assert_int_eq(get("v", PyBUF_RECORDS, &b), 0);
     ck_assert_msg(b.strides[0] == 2 && b.strides[1] == 8 && b.shape[0] == 4, "the view's layout");
-    PyBuffer_Release(&b);
-    ck_assert_msg(((po_tensorbuf_t *)t)->exports == 0, "every release must be counted");
-    Py_DECREF(t);
-    Py_DECREF(v);
+    ck_assert_msg(tu_long("t.exports") == 0, "every release must be counted");
 }
 MM_END_TEST

@@ -1,0 +1,207 @@
+/* Lab 11 (the student's process): the debug interpreter. A constructor starts it in the zygote,
+ * before any server is forked and before any confinement (an import maps code, which the
+ * confinement refuses), and imports NumPy and the provided modules there; no student code runs
+ * then (the student's object has no constructors; pyobj is only registered, not imported). Each
+ * server, forked from the zygote, imports pyobj at its first request. Workloads `py` and
+ * `train_loop` (calls.toml; requests in po_serve.h). Public lab code. */
+#include "interp.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "po_serve.h"
+#include "pysrc.h"
+
+static char start_error[512]; /* why the interpreter did not start, or "" */
+static PyObject *ns;          /* the test's namespace, made in the server */
+
+const char *po_exception_text(char *text, size_t cap)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *s = value ? PyObject_Str(value) : NULL;
+    const char *msg = s ? PyUnicode_AsUTF8(s) : NULL;
+    snprintf(text, cap, "%s: %s", type ? ((PyTypeObject *)type)->tp_name : "no exception",
+             msg ? msg : "");
+    PyErr_Clear();
+    Py_XDECREF(s);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    return text;
+}
+
+/* Runs `src` as the body of module `name` (registered in sys.modules); 0 or -1 (exception set). */
+static int exec_module(const char *name, const char *src)
+{
+    char file[64];
+    snprintf(file, sizeof file, "%s.py", name);
+    PyObject *m = PyImport_AddModule(name); /* borrowed */
+    PyObject *code = m ? Py_CompileString(src, file, Py_file_input) : NULL;
+    if (!code)
+        return -1;
+    PyObject *d = PyModule_GetDict(m);
+    if (!PyDict_GetItemString(d, "__builtins__"))
+        PyDict_SetItemString(d, "__builtins__", PyEval_GetBuiltins());
+    PyObject *r = PyEval_EvalCode(code, d, d);
+    Py_DECREF(code);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+}
+
+/* The zygote: the interpreter, NumPy (one BLAS thread: servers are forked from here) and the
+ * provided modules. A failure is kept in start_error; every request then answers it. */
+__attribute__((constructor)) static void start_interpreter(void)
+{
+    setenv("OPENBLAS_NUM_THREADS", "1", 1);
+    setenv("OMP_NUM_THREADS", "1", 1);
+    setenv("PYTHONHASHSEED", "0", 1);
+    PyImport_AppendInittab("pyobj", PyInit_pyobj);
+    Py_InitializeEx(0);
+    PyObject *main_dict = PyModule_GetDict(PyImport_AddModule("__main__"));
+    PyObject *r = PyRun_String("import gc, sys, tracemalloc, weakref, traceback, functools, array\n"
+                               "import numpy, numpy.random, numpy.linalg\n",
+                               Py_file_input, main_dict, main_dict);
+    Py_XDECREF(r);
+    if (!r || exec_module("minigrad", po_src_minigrad) < 0 ||
+        exec_module("harness", po_src_harness) < 0) {
+        char why[400];
+        snprintf(start_error, sizeof start_error, "lab 11: the debug interpreter could not import "
+                 "NumPy or the provided modules (apt-get install python3-dbg python3-numpy): %s",
+                 po_exception_text(why, sizeof why));
+    }
+}
+
+/* Makes the namespace: pyobj (your module), then the tests' imports. 0, or -1 (exception set). */
+static int make_ns(void)
+{
+    PyObject *m = PyImport_ImportModule("pyobj");
+    if (!m)
+        return -1;
+    ns = PyDict_New();
+    int rc = ns && PyDict_SetItemString(ns, "pyobj", m) == 0 &&
+             PyDict_SetItemString(ns, "__builtins__", PyEval_GetBuiltins()) == 0 ? 0 : -1;
+    Py_DECREF(m);
+    PyObject *r = rc ? NULL : PyRun_String("import gc, sys, tracemalloc, weakref\n"
+                                           "import numpy as np\nimport minigrad as mg\n"
+                                           "import harness\n", Py_file_input, ns, ns);
+    if (!r)
+        Py_CLEAR(ns);
+    Py_XDECREF(r);
+    return ns ? 0 : -1;
+}
+
+PyObject *po_ns(char *text, size_t cap)
+{
+    if (ns)
+        return ns;
+    if (start_error[0]) {
+        snprintf(text, cap, "%s", start_error);
+        return NULL;
+    }
+    if (make_ns() < 0) {
+        char why[400];
+        snprintf(text, cap, "import pyobj raised %s", po_exception_text(why, sizeof why));
+        return NULL;
+    }
+    return ns;
+}
+
+PyObject *po_eval(const char *code, char *text, size_t cap, int *rc)
+{
+    PyObject *d = po_ns(text, cap);
+    *rc = -ENOEXEC;
+    if (!d)
+        return NULL;
+    PyObject *r = PyRun_String(code, Py_eval_input, d, d);
+    *rc = r ? 0 : 1;
+    if (!r)
+        po_exception_text(text, cap);
+    return r;
+}
+
+/* str(value) in text: 0, or 1 with what str() raised. */
+static int value_text(PyObject *value, char *text, size_t cap)
+{
+    PyObject *s = PyObject_Str(value);
+    const char *utf8 = s ? PyUnicode_AsUTF8(s) : NULL;
+    if (utf8)
+        snprintf(text, cap, "%s", utf8);
+    else
+        po_exception_text(text, cap);
+    Py_XDECREF(s);
+    return utf8 ? 0 : 1;
+}
+
+/* Workload "py" (po_py_in_t in, char[PO_TEXT_MAX] out): see po_serve.h. */
+int serve_py(const void *in, size_t in_len, void *out, size_t out_len)
+{
+    static po_py_in_t req;
+    char *text = out;
+    if (in_len != sizeof req || out_len != PO_TEXT_MAX)
+        return -EINVAL;
+    memcpy(&req, in, sizeof req);
+    req.code[sizeof req.code - 1] = 0;
+    text[0] = 0;
+    if (req.eval) {
+        int rc;
+        PyObject *r = po_eval(req.code, text, out_len, &rc);
+        if (r)
+            rc = value_text(r, text, out_len);
+        Py_XDECREF(r);
+        return rc;
+    }
+    PyObject *d = po_ns(text, out_len);
+    if (!d)
+        return -ENOEXEC;
+    PyObject *r = PyRun_String(req.code, Py_file_input, d, d);
+    if (!r)
+        po_exception_text(text, out_len);
+    Py_XDECREF(r);
+    return r ? 0 : 1;
+}
+
+/* Workload "train_loop" (nothing in, char[PO_TEXT_MAX] out): see po_serve.h. */
+int serve_train_loop(const void *in, size_t in_len, void *out, size_t out_len)
+{
+    char *text = out, why[PO_TEXT_MAX - 64];
+    (void)in, (void)in_len;
+    if (out_len != PO_TEXT_MAX)
+        return -EINVAL;
+    text[0] = 0;
+    PyObject *d = po_ns(text, out_len);
+    if (!d)
+        return -ENOEXEC;
+    PyObject *code = Py_CompileString(po_src_train_loop, "train_loop.py", Py_file_input);
+    PyObject *m = code ? PyImport_ExecCodeModule("train_loop", code) : NULL;
+    Py_XDECREF(code);
+    if (!m || PyDict_SetItemString(d, "train_loop", m) < 0) {
+        Py_XDECREF(m);
+        snprintf(text, out_len, "src/train_loop.py does not import: %s",
+                 po_exception_text(why, sizeof why));
+        return 1;
+    }
+    Py_DECREF(m);
+    return 0;
+}
+
+/* Under AddressSanitizer (SAN=asan): the interpreter is never finalized (a server ends while it
+ * is alive, as Python's own exit leaves most of its memory), so what CPython, NumPy and the
+ * libraries they load hold at exit is not a leak of the lab. Your code's references are counted
+ * by the tests themselves. */
+#if defined(__SANITIZE_ADDRESS__)
+#define PO_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PO_ASAN 1
+#endif
+#endif
+
+#ifdef PO_ASAN
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+    return "leak:_PyMem_RawMalloc\nleak:_PyMem_RawCalloc\nleak:_PyMem_RawRealloc\n"
+           "leak:_multiarray_umath\nleak:libcrypto.so\nleak:libpython3\n";
+}
+#endif
