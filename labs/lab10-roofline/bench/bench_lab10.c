@@ -5,22 +5,31 @@
  * the triad's. The median over rounds is scored (lab.toml). Then the deterministic metrics: your
  * compiled code's reductions (lanes.h) and each kernel's passes over memory (passes.h). Also
  * reported, not scored: STREAM's four rates, the FMA peak, and your roofline's prediction for
- * each kernel beside its measured time. */
+ * each kernel beside its measured time.
+ *
+ * Your code runs in a process of its own (calls.toml): the arrays are in memory shared with it,
+ * its serving thread is pinned to the triad's core (the workload "pin"), and every call is timed
+ * here, around the call (mm_call_last_ns). The triad, the gate's sum and the FMA peak run here,
+ * while your process must be idle: if it used CPU then, the metrics those figures score are
+ * skipped. A call's output is checked here from the benchmark's own copy of the inputs. */
 #include <errno.h>
 #include <math.h>
-#include <time.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernels.h"
 #include "lanes.h"
 #include "measure.h"
 #include "mm_bench.h"
+#include "mm_call.h"
+#include "mm_call_abi.h"
 #include "mm_hw.h"
 #include "mm_rng.h"
 #include "mm_timer.h"
 #include "passes.h"
 #include "roofline.h"
 #include "verify.h"
+#include "../serve/rl_serve.h"
 
 #define ROUNDS 7
 #define COLS 4096 /* a softmax / LayerNorm row, and a GEMV row: a hidden size (16 KiB) */
@@ -31,14 +40,23 @@
                      input at the same address, so an output kept from an earlier call is wrong */
 #define CHECKS 4  /* rows (bags) of each call's output checked by the benchmark */
 #define MAX_CPU_OVER_WALL 1.25
+/* Each of STREAM's three arrays is in the memory shared with your process, at most this much:
+ * the three and the rest of the benchmark's shared buffers fit its arena. */
+#define SHARED_MAX_ARRAY ((size_t)640 << 20)
+_Static_assert(3 * SHARED_MAX_ARRAY + ((size_t)96 << 20) <= MM_ARENA_SIZE,
+               "STREAM's arrays fit the shared memory");
 
 enum { K_GEMV, K_SOFTMAX, K_LAYERNORM, K_GATHER, NKERNELS };
 
+/* Everything your kernels read or write is in shared memory (mm_shared_alloc); the checks read
+ * the benchmark's own copies (own_*) and b's values as ms_fill wrote them (verify.h). */
 typedef struct {
     float *a, *b, *c;  /* STREAM's arrays; the kernels read b and write a */
     size_t n;          /* floats per array */
     float *x, *gamma, *beta; /* COLS floats each */
     int32_t *idx;      /* the gather's indices, (bags + SLACK) x BAG */
+    float *own_x;      /* x, gamma and beta: the benchmark's copies, 3 x COLS */
+    int32_t *own_idx;  /* idx: the benchmark's copy */
     size_t rows, bags; /* rows (bags) one call takes, from its random offset */
     ms_size_t size;    /* the arrays against the caches of core 0 (measure.h) */
 } bufs_t;
@@ -47,6 +65,7 @@ typedef struct {
     const char *name, *metric; /* metric NULL: reported, not scored */
     double flops, bytes;       /* the benchmark's own count (roofline.h's rules) */
     double frac[ROUNDS], secs[ROUNDS];
+    mm_idle_t triads;          /* your process during this kernel's rounds' triads */
     int rc;
     char why[200];             /* a failure that is not an error code: wrong output, threads */
 } kernel_t;
@@ -67,17 +86,19 @@ static int run_kernel(int k, const bufs_t *s, size_t off)
     }
 }
 
-/* The benchmark's spot check of kernel k's last output (verify.h): 0, 1 with *miss, or -ENOMEM. */
+/* The benchmark's spot check of kernel k's last output (verify.h), from its own copies of the
+ * inputs: 0, 1 with *miss, or -ENOMEM. */
 static int verify(int k, const bufs_t *s, size_t off, mm_rng_t *r, vf_miss_t *miss)
 {
-    const float *x = s->b + off * COLS;
+    const float *x = s->own_x, *gamma = s->own_x + COLS, *beta = s->own_x + 2 * COLS;
     switch (k) {
-    case K_GEMV: return vf_gemv(x, s->rows, COLS, s->x, s->a, r, CHECKS, miss);
-    case K_SOFTMAX: return vf_softmax(x, s->rows, COLS, s->a, r, CHECKS, miss);
+    case K_GEMV: return vf_gemv(off * COLS, s->rows, COLS, x, s->a, r, CHECKS, miss);
+    case K_SOFTMAX: return vf_softmax(off * COLS, s->rows, COLS, s->a, r, CHECKS, miss);
     case K_LAYERNORM:
-        return vf_layernorm(x, s->rows, COLS, s->gamma, s->beta, 1e-5f, s->a, r, CHECKS, miss);
+        return vf_layernorm(off * COLS, s->rows, COLS, gamma, beta, 1e-5f, s->a, r, CHECKS,
+                            miss);
     default:
-        return vf_embedding_bag(s->b, DIM, s->idx + off * BAG, s->bags, BAG, s->a, r, CHECKS,
+        return vf_embedding_bag(DIM, s->own_idx + off * BAG, s->bags, BAG, s->a, r, CHECKS,
                                 miss);
     }
 }
@@ -97,47 +118,71 @@ static void describe(kernel_t *k, const bufs_t *s)
                               .bytes = 4 * (look + look * DIM + bags * DIM) };
 }
 
+/* Floats per STREAM array: ms_array_floats, held at SHARED_MAX_ARRAY (then under STREAM's rule
+ * where the caches are larger than a quarter of it: s->size.below_rule says so). */
+static size_t array_floats(ms_size_t *size)
+{
+    size_t n = ms_array_floats(1, size);
+    if (n > SHARED_MAX_ARRAY / sizeof(float)) {
+        n = SHARED_MAX_ARRAY / sizeof(float);
+        size->bytes = SHARED_MAX_ARRAY;
+    }
+    size->below_rule = size->caches && 4 * size->caches > size->bytes;
+    return n / COLS * COLS;
+}
+
+/* The arrays and inputs, in shared memory (the triad's too: it runs on memory of the same kind
+ * as the kernels), with the benchmark's own copies of x, gamma, beta and idx. 0 or -ENOMEM. */
 static int setup(bufs_t *s)
 {
-    s->n = ms_array_floats(1, &s->size) / COLS * COLS;
+    s->n = array_floats(&s->size);
     s->rows = s->n / COLS - SLACK;
     size_t bytes = s->n * sizeof(float);
-    s->a = malloc(bytes);
-    s->b = malloc(bytes);
-    s->c = malloc(bytes);
-    s->x = malloc(3 * COLS * sizeof(float));
     /* A quarter of the table's bytes gathered per call: rows picked at random, repeats allowed. */
     s->bags = s->n / DIM / 4 / BAG - SLACK;
-    s->idx = malloc((s->bags + SLACK) * BAG * sizeof *s->idx);
-    if (!s->a || !s->b || !s->c || !s->x || !s->idx || ms_fill(s->a, s->b, s->c, s->n, 1) != 0)
+    size_t nidx = (s->bags + SLACK) * BAG;
+    s->a = mm_shared_alloc(bytes);
+    s->b = mm_shared_alloc(bytes);
+    s->c = mm_shared_alloc(bytes);
+    s->x = mm_shared_alloc(3 * COLS * sizeof(float));
+    s->idx = mm_shared_alloc(nidx * sizeof *s->idx);
+    s->own_x = malloc(3 * COLS * sizeof(float));
+    s->own_idx = malloc(nidx * sizeof *s->own_idx);
+    if (!s->own_x || !s->own_idx || ms_fill(s->a, s->b, s->c, s->n, 1) != 0)
         return -ENOMEM;
     s->gamma = s->x + COLS;
     s->beta = s->x + 2 * COLS;
     for (size_t j = 0; j < COLS; j++) {
-        s->x[j] = 1.0f / (float)(j + 1);
-        s->gamma[j] = 1.0f + (float)j / COLS;
-        s->beta[j] = 0.5f;
+        s->own_x[j] = 1.0f / (float)(j + 1);
+        s->own_x[COLS + j] = 1.0f + (float)j / COLS;
+        s->own_x[2 * COLS + j] = 0.5f;
     }
     mm_rng_t r = mm_rng_new(10);
-    for (size_t k = 0; k < (s->bags + SLACK) * BAG; k++)
-        s->idx[k] = (int32_t)mm_rng_range(&r, 0, s->n / DIM - 1);
+    for (size_t k = 0; k < nidx; k++)
+        s->own_idx[k] = (int32_t)mm_rng_range(&r, 0, s->n / DIM - 1);
+    memcpy(s->x, s->own_x, 3 * COLS * sizeof(float));
+    memcpy(s->idx, s->own_idx, nidx * sizeof *s->idx);
     return 0;
 }
 
+/* The benchmark's own memory (the shared arrays go with the student process). */
 static void release(bufs_t *s)
 {
-    free(s->a);
-    free(s->b);
-    free(s->c);
-    free(s->x);
-    free(s->idx);
+    free(s->own_x);
+    free(s->own_idx);
 }
 
-/* The triad's bytes per second, STREAM's count (12 per float index). */
-static double triad_bps(const bufs_t *s)
+
+/* The triad's bytes per second, STREAM's count (12 per float index), your process watched
+ * meanwhile (the idle check, into *w; NULL: the caller watches). */
+static double triad_bps(const bufs_t *s, mm_idle_t *w)
 {
-    double t = ms_stream_pass(RL_TRIAD, s->a, s->b, s->c, s->n, 1);
-    return t > 0 ? 12.0 * (double)s->n / t : 0.0;
+    if (w)
+        mm_idle_start(w);
+    double secs = ms_stream_pass(RL_TRIAD, s->a, s->b, s->c, s->n, 1);
+    if (w)
+        mm_idle_stop(w);
+    return secs > 0 ? 12.0 * (double)s->n / secs : 0.0;
 }
 
 /* The gate: the benchmark's own vectorized sum over b, as a fraction of the triad's bandwidth
@@ -148,7 +193,7 @@ static double gate_probe(const bufs_t *s)
     double f[3];
     volatile float sink = 0.0f;
     for (int r = 0; r < 3; r++) {
-        double tri = triad_bps(s);
+        double tri = triad_bps(s, NULL);
         uint64_t t0 = mm_now_ns();
         sink += ms_sum(s->b, s->n);
         double t = mm_elapsed_s(t0);
@@ -158,27 +203,21 @@ static double gate_probe(const bufs_t *s)
     return mm_median(f, 3);
 }
 
-static double cpu_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* One timed call of kernel k at a random offset, checked afterwards; *secs its wall time.
+/* One timed call of kernel k at a random offset, checked afterwards; *secs its wall time, as
+ * the harness measured it around the call. Your process's CPU time counts from the call to the
+ * end of the check: a thread of yours that runs on after the call returns shows there.
  * Returns 0, or -1 with k->rc or k->why saying what went wrong. */
 static int timed_call(kernel_t *k, int i, const bufs_t *s, mm_rng_t *r, double *secs)
 {
     size_t off = (size_t)mm_rng_range(r, 0, SLACK);
     vf_miss_t miss;
-    double cpu0 = cpu_now();
-    uint64_t t0 = mm_now_ns();
+    uint64_t cpu0 = mm_student_cpu_ns();
     k->rc = run_kernel(i, s, off);
-    *secs = mm_elapsed_s(t0);
-    double cpu = cpu_now() - cpu0;
+    *secs = (double)mm_call_last_ns() / 1e9;
     if (k->rc != 0)
         return -1;
     int bad = verify(i, s, off, r, &miss);
+    double cpu = (double)(mm_student_cpu_ns() - cpu0) / 1e9;
     if (bad < 0)
         snprintf(k->why, sizeof k->why, "out of memory for the benchmark's output check");
     else if (bad)
@@ -202,7 +241,7 @@ static void measure(kernel_t *k, const bufs_t *s, mm_rng_t *r)
         for (int i = 0; i < NKERNELS; i++) {
             if (k[i].rc != 0 || k[i].why[0])
                 continue;
-            double tri = triad_bps(s);
+            double tri = triad_bps(s, &k[i].triads);
             if (timed_call(&k[i], i, s, r, &k[i].secs[round]) == 0)
                 k[i].frac[round] = k[i].bytes / k[i].secs[round] / tri;
         }
@@ -221,8 +260,14 @@ static double median_of(const double *v)
     return mm_median(tmp, ROUNDS);
 }
 
-static void report_metrics(mm_json_t *j, kernel_t *k, double gate, double tri_gbs)
+static void report_metrics(mm_json_t *j, kernel_t *k, double gate, double tri_gbs,
+                           const mm_idle_t *pre)
 {
+    char why[300];
+    if (!mm_idle_ok(pre, why, sizeof why)) {
+        mm_bench_skip_all(j, METRICS, "%s (STREAM's rates, the FMA peak and the gate)", why);
+        return;
+    }
     if (gate < GATE_MIN) {
         mm_bench_skip_all(j, METRICS,
                           "one core cannot outrun memory here: the benchmark's own vectorized sum "
@@ -241,6 +286,10 @@ static void report_metrics(mm_json_t *j, kernel_t *k, double gate, double tri_gb
             mm_bench_fail(j, k[i].metric, k[i].why);
             continue;
         }
+        if (!mm_idle_ok(&k[i].triads, why, sizeof why)) {
+            mm_bench_skipf(j, k[i].metric, "%s (the triads of rl_%s's rounds)", why, k[i].name);
+            continue;
+        }
         double f = median_of(k[i].frac), t = median_of(k[i].secs);
         mm_bench_metricf(j, k[i].metric, f, "x triad",
                          "%.1f GB/s of compulsory traffic in %.1f ms, the triad %.1f GB/s on the "
@@ -250,7 +299,7 @@ static void report_metrics(mm_json_t *j, kernel_t *k, double gate, double tri_gb
 }
 
 /* STREAM's four rates on this core, the best of 5 passes each (GB/s), into gbs[4]. */
-static void stream_rates(const bufs_t *s, double gbs[4])
+static void stream_rates(const bufs_t *s, double *gbs)
 {
     static const double arrays[4] = { 2, 2, 3, 3 };
     for (int op = RL_COPY; op <= RL_TRIAD; op++) {
@@ -263,11 +312,28 @@ static void stream_rates(const bufs_t *s, double gbs[4])
     }
 }
 
+/* The figures measured before the rounds: STREAM's rates, the FMA peak and the gate. */
+typedef struct {
+    double gbs[4], fma, gate;
+} prelude_t;
+
+/* The prelude's figures, your process watched meanwhile (into *w). */
+static prelude_t prelude(const bufs_t *s, mm_idle_t *w)
+{
+    prelude_t q;
+    mm_idle_start(w);
+    stream_rates(s, q.gbs);
+    q.fma = ms_fma_gflops(5);
+    q.gate = gate_probe(s);
+    mm_idle_stop(w);
+    return q;
+}
+
 /* Your roofline (rl_predict_ns, with your rl_cost_*) against each kernel's measured time. */
 static void report_predictions(mm_json_t *j, const kernel_t *k, const bufs_t *s,
                                const rl_roof_t *roof)
 {
-    rl_cost_t c[NKERNELS];
+    rl_cost_t c[NKERNELS] = { { 0, 0 } };
     int rc[NKERNELS] = { rl_cost_gemv(s->rows, COLS, &c[K_GEMV]),
                          rl_cost_softmax(s->rows, COLS, &c[K_SOFTMAX]),
                          rl_cost_layernorm(s->rows, COLS, &c[K_LAYERNORM]),
@@ -335,11 +401,13 @@ static void report_series(mm_json_t *j, const kernel_t *k, const rl_roof_t *roof
 }
 
 static void report_info(mm_json_t *j, const kernel_t *k, const bufs_t *s, double gate,
-                        const double gbs[4], const rl_roof_t *roof)
+                        const double *gbs, const rl_roof_t *roof, int pinned)
 {
     mm_json_object(j, "info");
     if (mm_hw_pin_failed())
         mm_json_str(j, "thread_unpinned", strerror(-mm_hw_pin_failed()));
+    if (pinned != 0)
+        mm_json_str(j, "your_thread_unpinned", strerror(pinned < 0 ? -pinned : EINVAL));
     mm_json_num(j, "caches_mib", (double)s->size.caches / (1 << 20));
     mm_json_int(j, "array_mib", (long long)(s->n * sizeof(float) >> 20));
     if (s->size.caches)
@@ -347,8 +415,8 @@ static void report_info(mm_json_t *j, const kernel_t *k, const bufs_t *s, double
                     (double)(s->n * sizeof(float)) / (double)s->size.caches);
     if (s->size.below_rule)
         mm_json_str(j, "arrays_below_stream_rule", "each array is under 4 x the caches of the "
-                    "core (STREAM's rule), held at the cap of 1 GiB: a part of each pass may "
-                    "come from a cache");
+                    "core (STREAM's rule), held at the cap of the memory shared with your "
+                    "process: a part of each pass may come from a cache");
     mm_json_num(j, "stream_copy_gbs", gbs[RL_COPY]);
     mm_json_num(j, "stream_scale_gbs", gbs[RL_SCALE]);
     mm_json_num(j, "stream_add_gbs", gbs[RL_ADD]);
@@ -360,12 +428,25 @@ static void report_info(mm_json_t *j, const kernel_t *k, const bufs_t *s, double
     mm_json_close(j, '}');
 }
 
+/* Your process's serving thread on core 0, where the triad runs: 0 or -errno. */
+static int pin_student(void)
+{
+    rl_pin_in_t q = { 0 };
+    return mm_call_work("pin", &q, sizeof q, NULL, 0);
+}
+
 int main(void)
 {
+    int started = mm_call_setup();
+    if (started != 0) {
+        fprintf(stderr, "mlmem: cannot start the program that runs your code: %s\n",
+                strerror(-started));
+        return 2;
+    }
     mm_json_t j;
     bufs_t s = { 0 };
     kernel_t k[NKERNELS];
-    double gbs[4];
+    mm_idle_t pre = { 0, 0, 0, 0 };
     mm_bench_open(&j, "10");
     sl_report(&j); /* before any of your code runs */
     mm_hw_try_pin(0);
@@ -378,19 +459,19 @@ int main(void)
         release(&s);
         return 0;
     }
+    int pinned = pin_student();
     describe(k, &s);
     mm_rng_t r = mm_rng_new(mm_now_ns()); /* which rows are checked: not known in advance */
-    stream_rates(&s, gbs);
-    rl_roof_t roof = { ms_fma_gflops(5), gbs[RL_TRIAD] };
-    double gate = gate_probe(&s);
-    if (gate >= GATE_MIN)
+    prelude_t q = prelude(&s, &pre);
+    rl_roof_t roof = { q.fma, q.gbs[RL_TRIAD] };
+    if (q.gate >= GATE_MIN)
         measure(k, &s, &r);
-    report_metrics(&j, k, gate, gbs[RL_TRIAD]);
+    report_metrics(&j, k, q.gate, q.gbs[RL_TRIAD], &pre);
     ps_report(&j);
     mm_bench_end_metrics(&j);
-    if (gate >= GATE_MIN)
+    if (q.gate >= GATE_MIN)
         report_series(&j, k, &roof);
-    report_info(&j, k, &s, gate, gbs, &roof);
+    report_info(&j, k, &s, q.gate, q.gbs, &roof, pinned);
     mm_json_end(&j);
     release(&s);
     return 0;

@@ -64,7 +64,7 @@ static void fill_slice(slice_t *s)
 {
     for (size_t i = s->lo; i < s->hi; i++) {
         s->a[i] = 0.0f;
-        s->b[i] = 1.0f + (float)(i % 1021) / 1021.0f;
+        s->b[i] = ms_b_value(i);
         s->c[i] = 1.0f + (float)(i % 509) / 509.0f;
     }
 }

@@ -31,9 +31,16 @@ size_t ms_array_floats(unsigned cores, ms_size_t *sz);
 double ms_stream_pass(rl_stream_op_t op, float *a, const float *b, const float *c, size_t n,
                       unsigned threads);
 
+/* Element i of b as ms_fill writes it, in [1, 2): the benchmark's kernels read b, and its checks
+ * (verify.h) make their own copy of the rows they check from this. */
+static inline float ms_b_value(size_t i)
+{
+    return 1.0f + (float)(i % 1021) / 1021.0f;
+}
+
 /* Fills the three arrays on `threads` threads pinned as ms_stream_pass pins them, so that each
- * page is first touched by the thread that will use it (STREAM does the same). b and c get
- * values in [1, 2); a gets 0. Returns 0 or a negative errno. */
+ * page is first touched by the thread that will use it (STREAM does the same). b gets
+ * ms_b_value(i), c values in [1, 2); a gets 0. Returns 0 or a negative errno. */
 int ms_fill(float *a, float *b, float *c, size_t n, unsigned threads);
 
 /* Peak single-core FLOP/s, in GFLOP/s: the best of `rounds` timings of a loop of independent

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "../tests/oracle.h"
+#include "measure.h"
 #include "verify.h"
 
 #define REL 1e-3
@@ -27,65 +28,96 @@ static size_t pick(mm_rng_t *r, size_t n)
     return (size_t)mm_rng_range(r, 0, n - 1);
 }
 
-/* Room for one row's outputs and their scales. */
-static double *scratch(size_t n)
+/* Room for one row's inputs (n floats), outputs and their scales (2 n doubles): one block,
+ * free() it; NULL when out of memory. */
+typedef struct {
+    double *want, *scale;
+    float *in;
+} row_t;
+
+static int row_alloc(row_t *w, size_t n)
 {
-    return malloc(2 * n * sizeof(double));
+    w->want = malloc(n * (2 * sizeof(double) + sizeof(float)));
+    w->scale = w->want ? w->want + n : NULL;
+    w->in = w->want ? (float *)(w->want + 2 * n) : NULL;
+    return w->want ? 0 : -ENOMEM;
 }
 
-int vf_gemv(const float *A, size_t m, size_t n, const float *x, const float *y, mm_rng_t *r,
+/* b[at .. at + n), regenerated (measure.h) into in[]. */
+static void input(float *in, size_t at, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        in[j] = ms_b_value(at + j);
+}
+
+int vf_gemv(size_t first, size_t m, size_t n, const float *x, const float *y, mm_rng_t *r,
             int checks, vf_miss_t *miss)
 {
-    int bad = 0;
+    row_t w;
+    int bad = row_alloc(&w, n);
     for (int c = 0; c < checks && !bad; c++) {
         size_t i = pick(r, m);
-        double want, scale;
-        tu_gemv_oracle(A + i * n, 1, n, x, &want, &scale);
-        bad = compare(y + i, &want, &scale, 1, i, miss);
+        input(w.in, first + i * n, n);
+        tu_gemv_oracle(w.in, 1, n, x, w.want, w.scale);
+        bad = compare(y + i, w.want, w.scale, 1, i, miss);
     }
+    free(w.want);
     return bad;
 }
 
-int vf_softmax(const float *x, size_t rows, size_t cols, const float *y, mm_rng_t *r,
-               int checks, vf_miss_t *miss)
+int vf_softmax(size_t first, size_t rows, size_t cols, const float *y, mm_rng_t *r, int checks,
+               vf_miss_t *miss)
 {
-    double *want = scratch(cols);
-    int bad = want ? 0 : -ENOMEM;
+    row_t w;
+    int bad = row_alloc(&w, cols);
     for (int c = 0; c < checks && !bad; c++) {
         size_t i = pick(r, rows);
-        tu_softmax_oracle(x + i * cols, 1, cols, want);
-        bad = compare(y + i * cols, want, NULL, cols, i, miss);
+        input(w.in, first + i * cols, cols);
+        tu_softmax_oracle(w.in, 1, cols, w.want);
+        bad = compare(y + i * cols, w.want, NULL, cols, i, miss);
     }
-    free(want);
+    free(w.want);
     return bad;
 }
 
-int vf_layernorm(const float *x, size_t rows, size_t cols, const float *gamma,
-                 const float *beta, float eps, const float *y, mm_rng_t *r, int checks,
-                 vf_miss_t *miss)
+int vf_layernorm(size_t first, size_t rows, size_t cols, const float *gamma, const float *beta,
+                 float eps, const float *y, mm_rng_t *r, int checks, vf_miss_t *miss)
 {
-    double *want = scratch(cols);
-    int bad = want ? 0 : -ENOMEM;
+    row_t w;
+    int bad = row_alloc(&w, cols);
     for (int c = 0; c < checks && !bad; c++) {
         size_t i = pick(r, rows);
-        tu_layernorm_oracle(x + i * cols, 1, cols, gamma, beta, eps, want, want + cols);
-        bad = compare(y + i * cols, want, want + cols, cols, i, miss);
+        input(w.in, first + i * cols, cols);
+        tu_layernorm_oracle(w.in, 1, cols, gamma, beta, eps, w.want, w.scale);
+        bad = compare(y + i * cols, w.want, w.scale, cols, i, miss);
     }
-    free(want);
+    free(w.want);
     return bad;
 }
 
-int vf_embedding_bag(const float *table, size_t dim, const int32_t *idx, size_t bags,
-                     size_t bag_size, const float *out, mm_rng_t *r, int checks,
-                     vf_miss_t *miss)
+int vf_embedding_bag(size_t dim, const int32_t *idx, size_t bags, size_t bag_size,
+                     const float *out, mm_rng_t *r, int checks, vf_miss_t *miss)
 {
-    double *want = scratch(dim);
-    int bad = want ? 0 : -ENOMEM;
+    row_t w;
+    float *table = malloc(bag_size * dim * sizeof *table); /* the bag's rows, in its order */
+    int32_t *local = malloc(bag_size * sizeof *local);
+    int bad = table && local ? row_alloc(&w, dim) : -ENOMEM;
+    if (bad) {
+        free(table);
+        free(local);
+        return bad;
+    }
     for (int c = 0; c < checks && !bad; c++) {
         size_t b = pick(r, bags);
-        tu_embedding_bag_oracle(table, dim, idx + b * bag_size, 1, bag_size, want, want + dim);
-        bad = compare(out + b * dim, want, want + dim, dim, b, miss);
+        for (size_t k = 0; k < bag_size; k++) {
+            input(table + k * dim, (size_t)idx[b * bag_size + k] * dim, dim);
+            local[k] = (int32_t)k;
+        }
+        tu_embedding_bag_oracle(table, dim, local, 1, bag_size, w.want, w.scale);
+        bad = compare(out + b * dim, w.want, w.scale, dim, b, miss);
     }
-    free(want);
+    free(w.want);
+    free(table);
+    free(local);
     return bad;
 }

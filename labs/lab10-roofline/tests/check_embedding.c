@@ -28,9 +28,9 @@ static void check_shape(mm_rng_t *r, shape_t s, int repeats)
     snprintf(what, sizeof what, "embedding bag: table %zu x %zu, %zu bags of %zu%s", s.rows,
              s.dim, s.bags, s.bag_size, repeats ? ", one row repeated per bag" : "");
     tu_expect_close(out, want, scale, s.bags, s.dim, 1e-4, 1e-6, what);
-    free(table);
-    free(idx);
-    free(out);
+    tu_free(table);
+    tu_free(idx);
+    tu_free(out);
     free(want);
     free(scale);
 }
@@ -90,11 +90,11 @@ MM_TEST(test_embedding_bag_bad_index_writes_nothing)
         tu_guarded_check(o, bags * DIM, "rl_embedding_bag refusing a bad index");
         tu_expect_pattern(o - TU_GUARD, bags * DIM + 2 * TU_GUARD,
                           "rl_embedding_bag refusing a bad index in a random bag");
-        free(ix);
+        tu_free(ix);
         tu_guarded_free(o);
     }
-    free(table);
-    free(out);
-    free(idx);
+    tu_free(table);
+    tu_free(out);
+    tu_free(idx);
 }
 MM_END_TEST

@@ -14,9 +14,9 @@ static void check_shape(mm_rng_t *r, size_t m, size_t n)
     char what[80];
     snprintf(what, sizeof what, "gemv, A %zu x %zu", m, n);
     tu_expect_close(y, want, scale, m, 1, 1e-4, 1e-6, what);
-    free(A);
-    free(x);
-    free(y);
+    tu_free(A);
+    tu_free(x);
+    tu_free(y);
     free(want);
     free(scale);
 }

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "support.h"
 
 enum { ROWS = 10, DIM = 5, BAGS = 3, BS = 2, M = 4, N = 6 };
@@ -17,8 +18,9 @@ MM_TEST(test_kernels_bad_args)
     float *A = tu_floats(&r, M * N, -1, 1), *x = tu_floats(&r, N, -1, 1);
     float *g = tu_floats(&r, N, -1, 1), *b = tu_floats(&r, N, -1, 1);
     float *y = tu_floats(&r, M * N, 0, 1);
-    const int32_t idx[BAGS * BS] = { 0, 9, 3, 3, 5, 1 };
+    int32_t *idx = tu_ints(BAGS * BS);
     const float bad_eps[] = { 0.0f, -0.0f, -1e-5f, NAN, INFINITY, -INFINITY };
+    memcpy(idx, (const int32_t[BAGS * BS]){ 0, 9, 3, 3, 5, 1 }, BAGS * BS * sizeof *idx);
     tu_fill_pattern(out, BAGS * DIM);
     MM_ASSERT_ERR(rl_embedding_bag(NULL, ROWS, DIM, idx, BAGS, BS, out), -EINVAL);
     MM_ASSERT_ERR(rl_embedding_bag(table, ROWS, DIM, NULL, BAGS, BS, out), -EINVAL);
@@ -51,13 +53,14 @@ MM_TEST(test_kernels_bad_args)
     for (size_t i = 0; i < sizeof bad_eps / sizeof bad_eps[0]; i++)
         MM_CHECK_ERR(rl_layernorm(A, M, N, g, b, bad_eps[i], y), -EINVAL);
     tu_expect_pattern(y, M * N, "rl_layernorm refusing its arguments (eps 0, < 0, NaN or inf)");
-    free(table);
-    free(out);
-    free(A);
-    free(x);
-    free(g);
-    free(b);
-    free(y);
+    tu_free(table);
+    tu_free(out);
+    tu_free(idx);
+    tu_free(A);
+    tu_free(x);
+    tu_free(g);
+    tu_free(b);
+    tu_free(y);
 }
 MM_END_TEST
 
@@ -91,11 +94,11 @@ static void run_guarded(mm_rng_t *r, size_t rows, size_t cols)
     MM_CHECK_OK(rl_layernorm(x, rows, cols, g, b, 1e-5f, y));
     tu_guarded_check(y, rows * cols, what);
     tu_guarded_free(y);
-    free(x);
-    free(v);
-    free(g);
-    free(b);
-    free(idx);
+    tu_free(x);
+    tu_free(v);
+    tu_free(g);
+    tu_free(b);
+    tu_free(idx);
 }
 
 MM_TEST(test_kernels_stay_in_bounds)

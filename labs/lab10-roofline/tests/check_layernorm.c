@@ -19,9 +19,9 @@ static void check_layernorm(mm_rng_t *r, const float *x, size_t rows, size_t col
     MM_CHECK_OK(rl_layernorm(x, rows, cols, gamma, beta, eps, y));
     snprintf(msg, sizeof msg, "%s, eps %g", what, (double)eps);
     tu_expect_close(y, want, scale, rows, cols, rel, abs, msg);
-    free(gamma);
-    free(beta);
-    free(y);
+    tu_free(gamma);
+    tu_free(beta);
+    tu_free(y);
     free(want);
     free(scale);
 }
@@ -32,7 +32,7 @@ static void check_random(mm_rng_t *r, size_t rows, size_t cols, double lo, doubl
     char what[80];
     snprintf(what, sizeof what, "layernorm of values in [%g, %g)", lo, hi);
     check_layernorm(r, x, rows, cols, eps, 1e-4, 1e-6, what);
-    free(x);
+    tu_free(x);
 }
 
 MM_TEST(test_layernorm_matches_oracle)
@@ -56,10 +56,11 @@ MM_TEST(test_layernorm_matches_oracle)
     /* Constant rows: variance 0, so y = beta (with eps, no 0 / 0). */
     const float value[] = { 0.75f, -3.0f, 1000.0f, 0.0f };
     for (size_t i = 0; i < sizeof value / sizeof value[0]; i++) {
-        float x[2 * 23];
+        float *x = tu_shared(2 * 23, sizeof *x);
         for (size_t j = 0; j < 2 * 23; j++)
             x[j] = value[i];
         check_layernorm(&r, x, 2, 23, 1e-5f, 1e-4, 1e-6, "a constant row: y = beta");
+        tu_free(x);
     }
 }
 MM_END_TEST
@@ -78,7 +79,7 @@ MM_TEST(test_layernorm_large_mean)
         float *x = tu_floats(&r, rows * cols, 999.0, 1001.0); /* 1000 + uniform[-1, 1] */
         check_layernorm(&r, x, rows, cols, 1e-5f, 5e-3, 1e-6,
                         "layernorm of 1000 + uniform[-1, 1]");
-        free(x);
+        tu_free(x);
     }
 }
 MM_END_TEST

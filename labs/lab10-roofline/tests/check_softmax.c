@@ -9,14 +9,13 @@
 /* Softmax of x (rows x cols) checked against the oracle and for rows that sum to 1. */
 static void check_softmax(const float *x, size_t rows, size_t cols, const char *what)
 {
-    float *y = malloc(rows * cols * sizeof *y);
+    float *y = tu_shared(rows * cols, sizeof *y);
     double *want = tu_doubles(rows * cols);
-    MM_CHECK(y != NULL, "test out of memory");
     tu_softmax_oracle(x, rows, cols, want);
     MM_CHECK_OK(rl_softmax(x, rows, cols, y));
     tu_expect_close(y, want, NULL, rows, cols, 1e-4, 1e-6, what);
     tu_expect_rows_sum_to_1(y, rows, cols, 1e-4, what);
-    free(y);
+    tu_free(y);
     free(want);
 }
 
@@ -26,7 +25,7 @@ static void check_random(mm_rng_t *r, size_t rows, size_t cols, double lo, doubl
     char what[80];
     snprintf(what, sizeof what, "softmax of values in [%g, %g)", lo, hi);
     check_softmax(x, rows, cols, what);
-    free(x);
+    tu_free(x);
 }
 
 MM_TEST(test_softmax_matches_oracle)
@@ -57,18 +56,22 @@ MM_TEST(test_softmax_large_inputs)
     /* A row of equal values: 1 / cols each, whatever the value. */
     const float equal[] = { 7.5f, 1000.0f, -1000.0f, 88.5f, 0.0f };
     for (size_t i = 0; i < sizeof equal / sizeof equal[0]; i++) {
-        float x[37], y[37];
+        float *x = tu_shared(37, sizeof *x), *y = tu_shared(37, sizeof *y);
         for (size_t j = 0; j < 37; j++)
             x[j] = equal[i];
         MM_ASSERT_OK(rl_softmax(x, 1, 37, y));
         for (size_t j = 0; j < 37; j++)
             MM_CHECK(fabs(y[j] - 1.0 / 37) <= 1e-6, "softmax of 37 x %g: y[%zu] = %.9g, "
                      "expected 1/37", (double)equal[i], j, (double)y[j]);
+        tu_free(x);
+        tu_free(y);
     }
     /* Mixed extremes in one row: the 1000 takes everything. */
-    const float mixed[] = { 1000.0f, -1000.0f, 0.0f, 999.0f, -3e38f, 3e38f, 998.5f };
+    static const float values[] = { 1000.0f, -1000.0f, 0.0f, 999.0f, -3e38f, 3e38f, 998.5f };
+    float *mixed = tu_copy(values, sizeof values / sizeof values[0]);
     check_softmax(mixed, 1, 6, "softmax of 1000, -1000, 0, 999, -3e38, 3e38");
     check_softmax(mixed, 1, 4, "softmax of 1000, -1000, 0, 999");
     check_softmax(mixed + 1, 2, 3, "softmax of [-1000, 0, 999], [-3e38, 3e38, 998.5]");
+    tu_free(mixed);
 }
 MM_END_TEST

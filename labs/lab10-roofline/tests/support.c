@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "support.h"
 
 /* ---- Part A: counting -------------------------------------------------------------------- */
@@ -135,29 +136,42 @@ int tu_near(double a, double b)
 
 /* ---- Part C: buffers and oracles --------------------------------------------------------- */
 
-static void *alloc_or_fail(size_t n, size_t size)
+void *tu_shared(size_t n, size_t size)
 {
-    void *p = calloc(n ? n : 1, size);
-    MM_CHECK(p != NULL, "test out of memory (%zu x %zu bytes)", n, size);
-    return p;
+    MM_CHECK(n <= SIZE_MAX / size, "test buffer too large (%zu x %zu bytes)", n, size);
+    return mm_shared_alloc((n ? n : 1) * size);
+}
+
+void tu_free(void *p)
+{
+    mm_shared_free(p);
 }
 
 float *tu_floats(mm_rng_t *r, size_t n, double lo, double hi)
 {
-    float *p = alloc_or_fail(n, sizeof *p);
+    float *p = tu_shared(n, sizeof *p);
     for (size_t i = 0; i < n; i++)
         p[i] = (float)(lo + (hi - lo) * mm_rng_unit(r));
     return p;
 }
 
-double *tu_doubles(size_t n)
+float *tu_copy(const float *src, size_t n)
 {
-    return alloc_or_fail(n, sizeof(double));
+    float *p = tu_shared(n, sizeof *p);
+    memcpy(p, src, n * sizeof *p);
+    return p;
 }
 
 int32_t *tu_ints(size_t n)
 {
-    return alloc_or_fail(n, sizeof(int32_t));
+    return tu_shared(n, sizeof(int32_t));
+}
+
+double *tu_doubles(size_t n)
+{
+    double *p = calloc(n ? n : 1, sizeof *p);
+    MM_CHECK(p != NULL, "test out of memory (%zu doubles)", n);
+    return p;
 }
 
 static uint32_t pattern_bits(size_t i)
@@ -198,7 +212,7 @@ void tu_expect_pattern(const float *p, size_t n, const char *what)
 
 float *tu_guarded(size_t n)
 {
-    float *base = alloc_or_fail(n + 2 * TU_GUARD, sizeof *base);
+    float *base = tu_shared(n + 2 * TU_GUARD, sizeof *base);
     tu_fill_pattern(base, n + 2 * TU_GUARD);
     return base + TU_GUARD;
 }
@@ -216,7 +230,7 @@ void tu_guarded_check(const float *p, size_t n, const char *what)
 void tu_guarded_free(float *p)
 {
     if (p)
-        free(p - TU_GUARD);
+        tu_free(p - TU_GUARD);
 }
 
 void tu_expect_close(const float *got, const double *want, const double *scale, size_t rows,

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "kernels.h"
+#include "mm_call.h"
 #include "mm_check.h"
 #include "oracle.h"
 #include "roofline.h"
@@ -49,19 +50,28 @@ int tu_near(double a, double b);
 
 /* ---- Part C: buffers and oracles --------------------------------------------------------- */
 
-/* n floats (at least one slot), each uniform in [lo, hi); free(). Fails the test on no memory. */
+/* The kernels' tensors live in memory shared with the student's process (mm_shared_alloc,
+ * calls.toml's `shared`): n elements of `size` bytes (at least one), zeroed; tu_free. Never NULL
+ * (a full shared memory fails the test). */
+void *tu_shared(size_t n, size_t size);
+void tu_free(void *p);
+/* tu_shared floats, each uniform in [lo, hi); or a copy of src[0..n). */
 float *tu_floats(mm_rng_t *r, size_t n, double lo, double hi);
-/* n doubles / int32s (at least one slot), zeroed; free(). */
-double *tu_doubles(size_t n);
+float *tu_copy(const float *src, size_t n);
+/* tu_shared int32s, zeroed. */
 int32_t *tu_ints(size_t n);
+/* n doubles (at least one slot), zeroed, in the test's own memory; free(). Fails the test on no
+ * memory. */
+double *tu_doubles(size_t n);
 
 /* Every float of p[0..n) set to / checked against a recognisable bit pattern (a NaN whose payload
  * is the index), so that any write shows. tu_expect_pattern names `what` and the first change. */
 void tu_fill_pattern(float *p, size_t n);
 void tu_expect_pattern(const float *p, size_t n, const char *what);
 
-/* n floats with TU_GUARD pattern floats before and after them (tu_fill_pattern), for a kernel's
- * output; tu_guarded_check fails the test if a guard changed; tu_guarded_free frees it. */
+/* n floats with TU_GUARD pattern floats before and after them (tu_fill_pattern), in shared
+ * memory, for a kernel's output; tu_guarded_check fails the test if a guard changed;
+ * tu_guarded_free frees it. */
 enum { TU_GUARD = 16 };
 float *tu_guarded(size_t n);
 void tu_guarded_check(const float *p, size_t n, const char *what);

@@ -1,4 +1,5 @@
-/* Lab 10 benchmark: the page-grain model cache of pagetrace.h, driven by protection faults. */
+/* Lab 10, the student's process: the page-grain model cache of pagetrace.h, driven by protection
+ * faults. */
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -28,25 +29,6 @@ size_t pt_page(void)
 {
     long p = sysconf(_SC_PAGESIZE);
     return p > 0 ? (size_t)p : 4096;
-}
-
-static size_t round_pages(size_t bytes)
-{
-    size_t p = pt_page();
-    return (bytes + p - 1) / p * p;
-}
-
-void *pt_alloc(size_t bytes)
-{
-    void *p = mmap(NULL, round_pages(bytes), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
-}
-
-void pt_free(void *p, size_t bytes)
-{
-    if (p)
-        munmap(p, round_pages(bytes));
 }
 
 static void protect_all(int prot)

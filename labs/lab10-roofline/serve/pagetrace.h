@@ -1,17 +1,19 @@
-/* Lab 10 benchmark: passes over memory, counted at page grain. The traced buffers' pages are
- * protected (no access); a kernel's first touch of a page faults, and the handler opens that page
- * and closes the one it opened `window` pages before (first in, first out): a model cache of
- * window pages that sees only entries into it. A kernel that reads its input once, block by
- * block, faults once per page; one that sweeps the whole input three times faults three times per
- * page. The count depends only on the order of the kernel's accesses: not on the CPU, its caches,
- * its prefetchers or the machine's load. One trace at a time per process. */
+/* Lab 10, the student's process: passes over memory, counted at page grain for the *_passes
+ * metrics (serve/rl_serve.c runs a kernel under it). The traced buffers' pages are protected (no
+ * access); a kernel's first touch of a page faults, and the handler opens that page and closes
+ * the one it opened `window` pages before (first in, first out): a model cache of window pages
+ * that sees only entries into it. A kernel that reads its input once, block by block, faults
+ * once per page; one that sweeps the whole input three times faults three times per page. The
+ * count depends only on the order of the kernel's accesses: not on the CPU, its caches, its
+ * prefetchers or the machine's load. One trace at a time per process. */
 #ifndef RL_PAGETRACE_H
 #define RL_PAGETRACE_H
 #include <stddef.h>
 
 #define PT_MAX_REGIONS 4
 
-/* A traced buffer: page-aligned, a whole number of pages (pt_alloc gives such). */
+/* A traced buffer: page-aligned, a whole number of pages (mm_shared_alloc gives such for
+ * sizes of whole pages). */
 typedef struct {
     char *base;
     size_t bytes;
@@ -26,11 +28,6 @@ typedef struct {
 
 /* The system's page size. */
 size_t pt_page(void);
-
-/* bytes rounded up to whole pages, mapped read-write and zero-filled; NULL if the system refuses.
- * Free with pt_free(p, bytes). */
-void *pt_alloc(size_t bytes);
-void pt_free(void *p, size_t bytes);
 
 /* Protects every page of the n regions and starts counting with an empty model cache of
  * window_bytes (at least 4 pages are kept open: one instruction may touch two pages of each
