@@ -72,8 +72,8 @@ deps:
 # make labNN builds into build/labs/<slug><FLAGS_TAG>/ (common/flags.mk: one folder per flag set,
 # e.g. build/labs/lab03-tensor-strides-asan/ for SAN=asan) and leaves a stamp there, `made` (the
 # flags, if any): the lab built last is the one `make grade` and `make handin` take without LAB
-# (grader/handin.py). What the build needs of lab.toml (the student's files, CUDA or not) the
-# grader reads and passes on as make variables (python3 -m grader make-vars: grader/labs.py).
+# (grader/classtools/handin.py). What the build needs of lab.toml (the student's files, CUDA or not) the
+# grader reads and passes on as make variables (python3 -m grader make-vars: grader/rules/labs.py).
 lab_out = $(BUILD)/labs/$(call lab_slug,$1)$(FLAGS_TAG)
 lab%:
 	@if [ -z "$(call lab_slug,$*)" ]; then \
@@ -123,10 +123,10 @@ plots:
 	@$(GRADER) plots $(if $(LAB),--lab $(LAB)) --submission "$(SUBMISSION)"
 
 # The hardware (common/hwinfo.c), then where it runs: container, VM, WSL, emulator, Codespaces
-# (grader/hostenv.py, which the grader reads too).
+# (grader/rules/hostenv.py, which the grader reads too).
 hwinfo: $(BUILD)/tools/hwinfo
 	@$(BUILD)/tools/hwinfo
-	@py=$$(common/find-python.sh) && $$py -m grader.hostenv
+	@py=$$(common/find-python.sh) && $$py -m grader.rules.hostenv
 
 include common/flags.mk
 $(BUILD)/tools/hwinfo: common/hwinfo.c common/mm_hw.c common/mm_hw.h common/mm_cuda_check.h common/flags.mk
@@ -153,7 +153,7 @@ test check:
 	@$(FIND_PY) && $(PYTEST_WORKERS) && cd grader/tests && $$py -m pytest -q $$par $(if $(filter check,$@),-m "not slow") $(PYTEST_SELECT) $(PYTEST_SLOWEST) $(PYTEST_ARGS)
 
 new-lab:
-	@$(FIND_PY) && $$py -m grader.newlab --n "$(or $(N),$(error use: make new-lab N=NN SLUG=topic [TITLE="The title"]))" --slug "$(or $(SLUG),$(error use: make new-lab N=NN SLUG=topic [TITLE="The title"]))" $(if $(TITLE),--title "$(TITLE)")
+	@$(FIND_PY) && $$py -m grader.classtools.newlab --n "$(or $(N),$(error use: make new-lab N=NN SLUG=topic [TITLE="The title"]))" --slug "$(or $(SLUG),$(error use: make new-lab N=NN SLUG=topic [TITLE="The title"]))" $(if $(TITLE),--title "$(TITLE)")
 
 slides:
 	@bash slides/render.sh

@@ -15,7 +15,7 @@ CPPFLAGS = -MMD -MP -D_GNU_SOURCE
 # Full RELRO: the dynamic linker's tables (the GOT) are read-only once the program starts.
 LDFLAGS += -Wl,-z,relro,-z,now
 # libseccomp and libcrypto: the harness confines code under test and seals its results for the
-# grader (common/mm_confine.c, common/mm_seal.c).
+# grader (common/mm_confine.c, common/harness/mm_seal.c).
 LDLIBS  := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc) -lnuma -lm \
            $(shell pkg-config --libs libseccomp libcrypto 2>/dev/null || echo -lseccomp -lcrypto)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
@@ -40,7 +40,7 @@ endif
 
 # FLAGS_TAG: the build folder's suffix for this flag set, so that objects built with other flags
 # are never reused: -<SAN>, -werror with WERROR=1, -<compiler> for a compiler other than cc/gcc
-# (build/labs/lab03-tensor-strides-asan-clang). The one definition: grader/build.py's flags_tag
+# (build/labs/lab03-tensor-strides-asan-clang). The one definition: grader/grading/build.py's flags_tag
 # asks make for it to name the grader's build folders.
 mm_cc_name := $(notdir $(firstword $(CC)))
 FLAGS_TAG  := $(if $(SAN),-$(SAN))$(if $(filter 1,$(WERROR)),-werror)$(if \

@@ -12,7 +12,8 @@ calls.toml:
   distance = "in:n"        # every pointer parameter says how it crosses:
   ns = "out:n"             #   in:N / out:N / inout:N  N elements (a C expression over the
                            #     parameters) copied into shared memory before the call and/or
-                           #     back after it; void * counts bytes
+                           #     back after it; void * counts bytes; a pointer into memory
+                           #     already shared (mm_shared_alloc) is passed with no copy
                            #   str     a NUL-terminated string, copied in
                            #   handle  the pointer's value as it is (the student's own memory,
                            #     or an opaque handle): never read by the harness

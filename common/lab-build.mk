@@ -4,14 +4,16 @@
 # The lab folder holds include/, src/ (compiled into liblab.a), tests/ and bench/, and may add an
 # optional lab.mk with LAB_LDLIBS (extra libraries), LAB_PROGS (extra programs: name=src/x.c) and
 # extra prerequisites (e.g. data files copied into an object with MM_EMBED, common/mm_embed.h).
-# EDITABLE and LAB_CUDA are the lab's lab.toml as the grader reads it (grader/labs.py,
-# Lab.make_vars): the callers pass them (`make labNN`, grader/build.py); this file never reads
+# EDITABLE and LAB_CUDA are the lab's lab.toml as the grader reads it (grader/rules/labs.py,
+# Lab.make_vars): the callers pass them (`make labNN`, grader/grading/build.py); this file never reads
 # lab.toml. Without them (common/selftest) every file is archived as it is and there is no CUDA.
 ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 include $(ROOT)/common/flags.mk
 ifeq ($(LABSRC),)
   $(error LABSRC is not set: use the top-level Makefile, e.g. `make lab01`)
 endif
+# HARNESS_LDFLAGS: link flags for the harness's programs only (check_lab, bench), e.g. a test's
+# --wrap of a Check function; the student's program never gets them.
 # V=1 shows full command lines.
 Q := $(if $(filter 1,$(V)),,@)
 # Rules in a lab's lab.mk never become the default.
@@ -23,9 +25,14 @@ LAB_PROGS  :=
 # their names (common/student-object.sh).
 LAB_OWN_LDLIBS := $(LAB_LDLIBS)
 
-CPPFLAGS += -I$(LABSRC)/include -I$(ROOT)/common
-COMMON_SRCS := $(filter-out %/hwinfo.c %/mm_ck_main.c,$(wildcard $(ROOT)/common/*.c))
+CPPFLAGS += -I$(LABSRC)/include -I$(ROOT)/common -I$(ROOT)/common/harness
+# common/*.c: helpers both sides use; common/harness/: the harness's own (the seal, the benchmark's
+# report, the interposition check; Check's main and the call boundary's end are added below);
+# common/student/: the student program's.
+COMMON_SRCS := $(filter-out %/hwinfo.c,$(wildcard $(ROOT)/common/*.c))
 COMMON_OBJS := $(patsubst $(ROOT)/common/%.c,$(OUT)/obj/common/%.o,$(COMMON_SRCS))
+HARNESS_COMMON := $(patsubst $(ROOT)/common/%.c,$(OUT)/obj/common/%.o,$(filter-out \
+                    %/mm_ck_main.c %/mm_call.c,$(wildcard $(ROOT)/common/harness/*.c)))
 lab_objs = $(patsubst $(LABSRC)/%.c,$(OUT)/obj/%.o,$(wildcard $(LABSRC)/$1/*.c))
 LIB_OBJS := $(call lab_objs,src)
 CU_OBJS  :=
@@ -102,12 +109,11 @@ ifeq ($(SPLIT),1)
 GEN := $(OUT)/gen
 HARNESS_OBJS := $(OUT)/obj/gen/calls_harness.o $(OUT)/obj/common/harness/mm_call.o \
                 $(OUT)/libpublic.a
-# The student's side: no seal, no benchmark timing, no test harness.
-STUDENT_COMMON := $(filter-out %/mm_seal.o %/mm_bench.o %/mm_bench_report.o %/mm_interpose.o,$(COMMON_OBJS))
 SERVE_OBJS := $(OUT)/obj/gen/calls_student.o $(OUT)/obj/common/student/mm_serve.o \
               $(OUT)/obj/common/student/mm_student_confine.o $(call lab_objs,serve)
-CPPFLAGS += -I$(ROOT)/common/harness -I$(ROOT)/common/student
-PYTHON ?= python3
+CPPFLAGS += -I$(ROOT)/common/student
+# The Python the grader uses (3.11+, or 3.10 with tomli, for tomllib).
+PYTHON ?= $(shell sh $(ROOT)/common/find-python.sh 2>/dev/null || echo python3)
 
 $(OUT)/libpublic.a: $(filter-out $(STUDENT_OBJS),$(LIB_OBJS)) $(CU_OBJS)
 	@rm -f $@
@@ -121,20 +127,20 @@ $(OUT)/obj/gen/%.o: $(GEN)/%.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(OUT)/student_lab: $(SERVE_OBJS) $(OUT)/liblab.a $(STUDENT_COMMON) $(EMU_OBJS)
+$(OUT)/student_lab: $(SERVE_OBJS) $(OUT)/liblab.a $(COMMON_OBJS) $(EMU_OBJS)
 	@echo "  LD      $(notdir $@)"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LAB_LDLIBS) $(LDLIBS)
 else
 HARNESS_OBJS := $(OUT)/liblab.a
 endif
 
-$(OUT)/check_lab: $(call lab_objs,tests) $(OUT)/obj/common/mm_ck_main.o $(HARNESS_OBJS) $(COMMON_OBJS) $(EMU_OBJS)
+$(OUT)/check_lab: $(call lab_objs,tests) $(OUT)/obj/common/harness/mm_ck_main.o $(HARNESS_OBJS) $(HARNESS_COMMON) $(COMMON_OBJS) $(EMU_OBJS)
 	@echo "  LD      $(notdir $@)"
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LAB_LDLIBS) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(HARNESS_LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LAB_LDLIBS) $(LDLIBS)
 
-$(OUT)/bench: $(call lab_objs,bench) $(HARNESS_OBJS) $(COMMON_OBJS) $(EMU_OBJS)
+$(OUT)/bench: $(call lab_objs,bench) $(HARNESS_OBJS) $(HARNESS_COMMON) $(COMMON_OBJS) $(EMU_OBJS)
 	@echo "  LD      $(notdir $@)"
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LAB_LDLIBS) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(HARNESS_LDFLAGS) -o $@ $^ $(LAB_LDLIBS) $(LDLIBS)
 
 define prog_rule
 $(OUT)/$(firstword $(subst =, ,$1)): $(patsubst $(LABSRC)/%.c,$(OUT)/obj/%.o,$(LABSRC)/$(lastword $(subst =, ,$1))) $(OUT)/liblab.a $(COMMON_OBJS) $(EMU_OBJS)

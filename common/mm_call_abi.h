@@ -24,8 +24,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Below 2^39, so that the address exists on arm64 kernels with 39-bit user space too. */
+/* Below 2^39, so that the address exists on arm64 kernels with 39-bit user space too; in an
+ * AddressSanitizer build (both sides are built with the same flags) above its shadow memory,
+ * whose gap covers that address on x86-64. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MM_ARENA_BASE ((uintptr_t)0x500000000000ull)
+#else
 #define MM_ARENA_BASE ((uintptr_t)0x4000000000ull)
+#endif
 #define MM_ARENA_SIZE ((size_t)2 << 30)
 #define MM_BOX_SIZE ((size_t)1 << 20)
 

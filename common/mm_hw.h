@@ -82,7 +82,7 @@ int mm_hw_unpin(void);
 /* 1 if a CPU emulator runs this program (qemu-user: an aarch64 program on an x86-64 kernel):
  * the kernel's own architecture (/proc/sys/kernel/arch, Linux 6.1+; uname() is the emulator's)
  * differs from the one this program was built for. 0 otherwise, or where the kernel does not
- * say. grader/hostenv.py's emulator() reads the same sign. */
+ * say. grader/rules/hostenv.py's emulator() reads the same sign. */
 int mm_hw_emulated(void);
 
 #endif

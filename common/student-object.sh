@@ -21,13 +21,16 @@
 #    libnuma, libhwloc: common/flags.mk's LDLIBS; and LDLIBS, the lab's own), libgcc's
 #    helpers, the compiler's glue (__stack_chk_fail, __tls_get_addr, __aarch64_* atomics, ...),
 #    cuda* in a lab that uses CUDA (CUDA=1) and __asan_*, __ubsan_*, ... in sanitizer builds.
-#    Never the harness's (mm_test_*, mm_bench_*, mm_ck_*): a call to mm_test_reached_end would
-#    mark a test finished that is not.
+#    Never the harness's (mm_test_*, mm_bench_*, mm_ck_*, mm_seal_*, the call boundary's
+#    mm_call_*, mm_shared_*, mm_peek ...): a call to mm_test_reached_end would mark a test
+#    finished that is not.
 # 4. No way around the C library: no syscall, sysenter, `int $0x80` or svc instruction, and no
 #    executable section but .text* (code placed in .data by inline assembly, an executable stack).
 # 5. objcopy --keep-global-symbols: every other name the object defines becomes local. A
 #    submission that defines memcpy, clock_gettime, pthread_create or mm_now_ns then changes only
 #    its own calls; the benchmark's baseline, the timer and the tests keep the system's.
+# Indirect functions (IFUNC symbols, IRELATIVE relocations) are refused: their resolvers run in
+# the dynamic loader before main.
 # Constructors and destructors (.init_array, .ctors, ...) in the student's code are refused
 # (they would run before the tests and the benchmark), except in sanitizer builds (SAN set), whose
 # instrumentation adds its own and which are never benchmarked.
@@ -41,7 +44,7 @@ export LC_ALL
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$out.tmp
 trap 'rm -f "$tmp" "$tmp.api" "$tmp.defs" "$tmp.common" "$tmp.allowed" "$tmp.undef" "$tmp.err"' EXIT
-HARNESS='^(mm_(test|bench|ck)_|_?mm_test)'
+HARNESS='^(mm_(test|bench|ck|seal|call|shared|student|serve)_|_?mm_test|mm_(peek|poke)$)'
 
 # refuse OBJ WHY: the build's one error line, naming the student's file that OBJ was built from
 # (OBJ "": "student code").
@@ -208,6 +211,23 @@ kernel_entry() {
     }'
 }
 
+# No code chosen by the dynamic loader: an IFUNC symbol's resolver runs inside the loader, before
+# main and before any confinement, and an IRELATIVE relocation is how a static one gets there.
+check_ifunc() {
+    f=$("$READELF" -sW "$tmp" | awk '$4 == "IFUNC" { print $NF; exit }') || true
+    r=$("$READELF" -rW "$tmp" | grep -m 1 -E 'R_[A-Z0-9_]*IRELATIVE') || true
+    if [ -n "$f$r" ]; then
+        why="your code defines an indirect function (IFUNC${f:+ $f}: __attribute__((ifunc)) or"
+        why="$why a gnu_indirect_function symbol), whose resolver would run in the dynamic loader"
+        why="$why before any of the lab's code: pick the implementation inside your function instead"
+        refuse "$(first_obj has_ifunc x)" "$why"
+    fi
+}
+
+has_ifunc() {
+    "$READELF" -sW "$2" | awk '$4 == "IFUNC" { f = 1 } END { exit !f }' ||
+        "$READELF" -rW "$2" | grep -q -E 'R_[A-Z0-9_]*IRELATIVE'
+}
 has_section() { "$READELF" -SW "$2" | executable | grep -qxF "$1"; }
 has_insn() { "$OBJDUMP" -d --no-show-raw-insn "$2" | kernel_entry | grep -qxF "$1"; }
 uses() { "$READELF" -sW "$2" | symbols undefined | grep -qxF "$1"; }
@@ -256,6 +276,7 @@ inc_abs=$(cd "$inc" 2>/dev/null && pwd) || inc_abs=$inc
 declared 0 "$inc_abs" "$inc" < "$headers" > "$tmp.api"
 
 check_code
+check_ifunc
 check_references
 
 "$READELF" -sW "$tmp" | symbols defined | sort -u > "$tmp.defs"

@@ -1,6 +1,6 @@
 """Command line of the grader: `python3 -m grader grade|plots|calibrate|hint|make-vars ...`
 (called by `make grade`, `make plots`, `make calibrate`, `make hint`, `make labNN`). A configuration error
-(grader/config.py: a course file, a folder or a setting it cannot use) exits with status 2 and
+(grader/rules/config.py: a course file, a folder or a setting it cannot use) exits with status 2 and
 its message on stderr."""
 from __future__ import annotations
 
@@ -9,9 +9,12 @@ import os
 import signal
 import sys
 
-from . import build, handin, labs, report, settings, submission
-from .config import ConfigError
-from .grade import GRADE_DIR, Grading
+from .grading import build
+from .classtools import handin
+from .rules import labs, settings, submission
+from .reports import report
+from .rules.config import ConfigError
+from .grading.grade import GRADE_DIR, Grading
 
 
 def _folder(path: str | None, what: str) -> str | None:
@@ -57,7 +60,8 @@ def cmd_grade(a) -> int:
 
 
 def cmd_batch(a) -> int:
-    from . import batch, isolation, slurm
+    from .classtools import batch, slurm
+    from .confinement import isolation
     _folder(a.folder, "submissions")
     iso = isolation.current()
     if not iso.for_credit:
@@ -74,25 +78,25 @@ def cmd_batch(a) -> int:
 
 def cmd_collect(a) -> int:
     """`make batch-collect`: a Slurm batch's missing passes submitted again, then merged."""
-    from . import batch, slurm
+    from .classtools import batch, slurm
     slurm.collect(batch.load_plan(a.out), a.slurm_args.split())
     return 0
 
 
 def cmd_merge(a) -> int:
     """`grader merge OUT`: the summary of a batch's passes, whichever engine ran them."""
-    from . import batch
+    from .classtools import batch
     batch.merge(a.out)
     return 0
 
 
 def cmd_release(a) -> int:
-    from . import release
+    from .classtools import release
     return release.run(os.path.abspath(a.dest))
 
 
 def cmd_gradescope(a) -> int:
-    from . import package
+    from .classtools import package
     _folder(a.hidden, "hidden-tests")
     name = f"autograder-lab{labs.select(a.lab)[0].id}.zip" if a.lab else "autograder.zip"
     path = package.build(a.dest or os.path.join("build", "gradescope", name), a.lab, a.hidden,
@@ -103,12 +107,13 @@ def cmd_gradescope(a) -> int:
 
 
 def cmd_plots(a) -> int:
-    from . import plots
+    from .reports import plots
     return plots.main(labs.select(a.lab), a.submission)
 
 
 def cmd_calibrate(a) -> int:
-    from . import calibrate, thresholds
+    from .grading import calibrate
+    from .rules import thresholds
     dest = None if a.dry_run else (a.write or thresholds.path())
     for lab in labs.select(a.lab):
         calibrate.run(lab, a.runs, a.margin, dest)
@@ -119,7 +124,7 @@ def cmd_calibrate(a) -> int:
 
 
 def cmd_hint(a) -> int:
-    from . import hints
+    from .reports import hints
     print(hints.show(labs.select(a.lab)[0], a.level))
     return 0
 
@@ -148,7 +153,7 @@ def main(argv=None) -> int:
     g.add_argument("--seed", help="seed for the randomized tests (default: fresh)")
     g.add_argument("--strict", action="store_true", help="exit 1 unless every measured item has full marks")
     g.add_argument("--out", help="folder for results.json and junit.xml (default build/grade)")
-    g.add_argument("--hidden", help="folder of instructor-only tests (see grader/hidden.py)")
+    g.add_argument("--hidden", help="folder of instructor-only tests (see grader/rules/hidden.py)")
     g.add_argument("--parts", choices=["all", "tests", "metrics"], default="all",
                    help="grade only the unit tests or only the benchmark (batch grading)")
     g.set_defaults(fn=cmd_grade)

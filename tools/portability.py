@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
-from grader.results import Cause  # noqa: E402  (results.json's causes, named once)
+from grader.rules.results import Cause  # noqa: E402  (results.json's causes, named once)
 
 MIRROR = "http://deb.debian.org/debian"
 # name -> (kind, Debian suite, Debian architecture)
@@ -38,7 +38,7 @@ STEPS = r"""t0=$(date +%s)
 { make lab01 && make grade; } >/out/quickstart.log 2>&1; echo $? >/out/quickstart.rc
 cp build/grade/results.json /out/quickstart.json 2>/dev/null
 echo $(( $(date +%s) - t0 )) >/out/quickstart.s
-python3 -m grader.hostenv >/out/hostenv.txt 2>&1
+python3 -m grader.rules.hostenv >/out/hostenv.txt 2>&1
 for lab in $LABS; do
   t0=$(date +%s)
   make grade SUBMISSION=solutions LAB=$lab >/out/lab$lab.log 2>&1; echo $? >/out/lab$lab.rc

@@ -28,14 +28,15 @@ void mm_call_on_fail(void (*fail)(const char *msg));
 void mm_student_stop(void);
 /* The student process's pid, as the kernel told it (SO_PASSCRED); starts it if need be. */
 pid_t mm_student_pid(void);
-/* CPU time the student process has used so far (all its threads), in ns, read from /proc. */
+/* CPU time the student process has used so far (all its threads, those that ended too), in ns:
+ * the kernel's clock of that process. */
 uint64_t mm_student_cpu_ns(void);
 
-/* Memory at the same address in both processes: n bytes zeroed, 64-byte aligned (pages for
+/* Memory at the same address in both processes: n bytes of zeros, 64-byte aligned (pages for
  * n >= 4096). Never NULL (fails the test when the arena is full). Pass it to the student's code
  * by pointer (calls.toml's `shared`), embed it in structs the student reads. */
 void *mm_shared_alloc(size_t n);
-/* Gives memory back (its pages are returned to the system; addresses are not reused). */
+/* Nothing to do: no address is handed out twice within a test, and its memory ends with it. */
 void mm_shared_free(void *p);
 /* 1 if [p, p + n) lies in the memory shared with the student's process. */
 int mm_shared_has(const void *p, size_t n);
@@ -50,6 +51,20 @@ int mm_poke(void *addr, const void *src, size_t n);
 int mm_call_work(const char *name, const void *in, size_t in_len, void *out, size_t out_len);
 /* The wall time of the last call, measured by the harness around it (ns). */
 uint64_t mm_call_last_ns(void);
+
+/* The idle check: the student's process must not run while the harness times something of its
+ * own (a baseline), or it could slow that down and look faster. Watch each such region with
+ * mm_idle_start / mm_idle_stop (they add up); mm_idle_ok then says whether the student's process
+ * used at most MM_IDLE_SLACK_NS + 1% of the watched time meanwhile (1), or not (0, and why: a
+ * metric measured so is skipped, never scored). */
+#define MM_IDLE_SLACK_NS 2000000ull
+typedef struct {
+    uint64_t cpu_ns, wall_ns; /* the student's CPU time and the wall time, while watched */
+    uint64_t cpu0, wall0;     /* at the open region's start */
+} mm_idle_t;
+void mm_idle_start(mm_idle_t *w);
+void mm_idle_stop(mm_idle_t *w);
+int mm_idle_ok(const mm_idle_t *w, char *why, size_t cap);
 
 /* A callback the student process may ask for (a lab's serve code forwarding a function pointer
  * the harness passed): fn(args, len, ret, ctx) fills ret[0..MM_CALL_RET_MAX). */
@@ -67,7 +82,8 @@ void mm_call_begin(mm_call_frame_t *f, const char *name);
 /* Packs a value argument of n bytes. */
 void mm_call_arg(mm_call_frame_t *f, const void *v, size_t n);
 /* Packs a pointer argument: p's n bytes copied into shared memory (copy_in), copied back after
- * the call (copy_back); NULL stays NULL. */
+ * the call (copy_back); NULL stays NULL, and memory already shared (mm_shared_alloc) is passed
+ * as it is, with no copy (a benchmark's buffers: nothing but the call is timed). */
 void mm_call_ptr(mm_call_frame_t *f, const void *p, size_t n, int copy_in, int copy_back);
 /* Packs a pointer that must already be NULL or in shared memory (fails the test otherwise). */
 void mm_call_shared(mm_call_frame_t *f, const void *p);

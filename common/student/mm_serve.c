@@ -93,6 +93,26 @@ int mm_serve_callback(const char *name, const void *args, size_t len, void *ret,
     return rc;
 }
 
+static int confine_strict; /* MLMEM_CONFINE=1: the grader demands confinement */
+
+/* Confines this server before its first student call: a failure stops it where the grader
+ * demands confinement, and is a warning elsewhere (`make labNN` under a CPU emulator, whose
+ * seccomp is missing). MLMEM_CONFINE=0 (the grader, where it cannot be done) skips it. */
+static void confine(void)
+{
+    const char *want = getenv("MLMEM_CONFINE");
+    if (want && strcmp(want, "0") == 0)
+        return;
+    char why[256] = "";
+    int rc = mm_student_confine(why, sizeof why);
+    if (rc < 0 && confine_strict) {
+        fprintf(stderr, "mlmem: the student process cannot confine itself: %s\n", why);
+        _exit(3);
+    }
+    if (rc != 0)
+        fprintf(stderr, "mlmem: %s\n", why);
+}
+
 /* Closes every descriptor from `first` up. */
 static void close_others(int first)
 {
@@ -119,11 +139,7 @@ static _Noreturn void serve(int arena_fd, int call_fd)
     close_others(4); /* the zygote's socket above all: it carries the next test's descriptors */
     box = a;
     channel = 3;
-    char why[256] = "";
-    if (mm_student_confine( why, sizeof why) < 0) {
-        fprintf(stderr, "mlmem: the student process cannot confine itself: %s\n", why);
-        _exit(3);
-    }
+    confine();
     if (send_byte(channel, MM_MSG_HELLO))
         _exit(0);
     for (char m; read(channel, &m, 1) == 1;) {
@@ -216,5 +232,7 @@ int main(int argc, char **argv)
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
+    const char *want = getenv("MLMEM_CONFINE");
+    confine_strict = want && strcmp(want, "1") == 0;
     return zygote(atoi(argv[2]));
 }

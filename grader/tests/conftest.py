@@ -13,7 +13,8 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 
-from grader import labs, sandbox, variants  # noqa: E402
+from grader.rules import labs, variants  # noqa: E402
+from grader.confinement import sandbox  # noqa: E402
 
 # The nvcc the build would use (common/flags.mk: CUDA_HOME's, else PATH's), or None.
 _CUDA_NVCC = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")

@@ -11,7 +11,8 @@ import subprocess
 import pytest
 
 from conftest import ROOT
-from grader import build, labs
+from grader.grading import build
+from grader.rules import labs
 
 pytestmark = pytest.mark.slow
 
@@ -89,9 +90,12 @@ def counted_build(slug: str, tmp_path) -> str:
     subprocess.run(["cc", "-O2", "-c", "-o", str(tmp_path / "counter.o"), str(counter)],
                    check=True)
     flags = f"-Wl,--wrap=_mark_point -Wl,--wrap=mm_test_begin {tmp_path / 'counter.o'}"
+    split = os.path.isfile(os.path.join(stage, "calls.toml"))   # its student program too
     res = subprocess.run(["make", "-s", "-f", os.path.join(ROOT, "common", "lab-build.mk"),
-                          f"LABSRC={stage}", f"OUT={out}", f"LDFLAGS={flags}", *lab.make_vars(),
-                          f"-j{min(4, os.cpu_count() or 1)}", os.path.join(out, "check_lab")],
+                          f"LABSRC={stage}", f"OUT={out}", f"HARNESS_LDFLAGS={flags}",
+                          *lab.make_vars(), f"-j{min(4, os.cpu_count() or 1)}",
+                          os.path.join(out, "check_lab"),
+                          *([os.path.join(out, "student_lab")] if split else [])],
                          cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     return os.path.join(out, "check_lab")

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from conftest import ROOT, SANDBOX_ENV, batch_results, sandbox_leftovers
-from grader import labs, variants
+from grader.rules import labs, variants
 
 SLUG = "lab01-cache-lines"
 
@@ -58,7 +58,7 @@ def test_batch_time_limit(make_variant, tmp_path):
 
 
 def test_merge_keeps_notes_seeds_and_lab_totals():
-    from grader import batch
+    from grader.classtools import batch
     seed = "mlmem: seed 5 (replay with MLMEM_SEED=5)"
     tests_pass = {"tests": [{"name": "lab01 / t", "score": 1, "max_score": 2, "status": "failed",
                              "lab": "01"}],
@@ -86,7 +86,7 @@ def test_merge_keeps_notes_seeds_and_lab_totals():
 def test_a_later_run_measures_what_the_first_could_not():
     """Batch grading measures skipped timed metrics again; what a later run measured replaces the
     skip, the maximum never moves, and what stays unmeasured is still listed."""
-    from grader import batch
+    from grader.classtools import batch
     skip = {"name": "lab01 / performance: m", "score": 0, "max_score": 5, "lab": "01",
             "output": "SKIPPED (not yet measured): the machine was busy"}
     hw = {"name": "lab01 / performance: gpu", "score": 0, "max_score": 4, "lab": "01",

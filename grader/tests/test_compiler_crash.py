@@ -7,8 +7,10 @@ compile does, still without the hint. An ordinary compile error is reported as b
 
 import pytest
 
-from grader import build, grade, labs, sandbox, variants
-from grader.results import FAILED, SKIPPED
+from grader.grading import build, grade
+from grader.rules import labs, variants
+from grader.confinement import sandbox
+from grader.rules.results import FAILED, SKIPPED
 
 LAB = "lab10-roofline"
 GCC_ICE = ("lab10-roofline/tests/oracle.c: In function 'tu_softmax_oracle':\n"

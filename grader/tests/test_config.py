@@ -11,8 +11,10 @@ import pytest
 
 from conftest import ROOT
 from grader import __main__ as cli
-from grader import calibrate, config, hidden, labs, release, settings, thresholds, variants
-from grader.config import ConfigError
+from grader.grading import calibrate
+from grader.rules import config, hidden, labs, settings, thresholds, variants
+from grader.classtools import release
+from grader.rules.config import ConfigError
 
 LAB = """\
 [lab]

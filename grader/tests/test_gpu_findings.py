@@ -11,7 +11,9 @@ import subprocess
 import pytest
 
 from conftest import NVCC, ROOT
-from grader import build, checkrun, hw, labs, sandbox
+from grader.grading import build, checkrun, hw
+from grader.rules import labs
+from grader.confinement import sandbox
 
 LAB05, LAB07 = "lab05-pinned-transfers", "lab07-caching-allocator"
 

@@ -13,8 +13,11 @@ import time
 import pytest
 
 from conftest import ROOT
-from grader import grade, labs, release, report, submission
-from grader.results import FAILED, PASSED, SKIPPED, Item
+from grader.grading import grade
+from grader.rules import labs, submission
+from grader.classtools import release
+from grader.reports import report
+from grader.rules.results import FAILED, PASSED, SKIPPED, Item
 
 pytestmark = pytest.mark.slow
 
@@ -47,7 +50,7 @@ def tree(tmp_path):
 
 def handin(tree, *args, make=False):
     cmd = (["make", "handin", *args] if make else
-           [sys.executable, "-m", "grader.handin", *args])
+           [sys.executable, "-m", "grader.classtools.handin", *args])
     return subprocess.run(cmd, cwd=tree, capture_output=True, text=True, timeout=300)
 
 

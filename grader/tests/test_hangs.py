@@ -10,7 +10,9 @@ import sys
 import pytest
 
 from conftest import ROOT, SANDBOX_ENV, batch_results, sandbox_leftovers
-from grader import checkrun, sandbox, variants
+from grader.grading import checkrun
+from grader.confinement import sandbox
+from grader.rules import variants
 
 pytestmark = pytest.mark.slow
 

@@ -4,7 +4,8 @@ import subprocess
 import sys
 
 from conftest import ROOT
-from grader import hints, labs
+from grader.reports import hints
+from grader.rules import labs
 
 HINTS = """# Lab 99 — hints
 

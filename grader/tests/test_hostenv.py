@@ -1,10 +1,11 @@
-"""grader/hostenv.py: each environment is named from its sign, read under a fake root."""
+"""grader/rules/hostenv.py: each environment is named from its sign, read under a fake root."""
 from __future__ import annotations
 
 import os
 import sys
 
-from grader import hostenv, isolation
+from grader.rules import hostenv
+from grader.confinement import isolation
 
 
 def put(root, path: str, text: str = "") -> None:
@@ -98,7 +99,8 @@ def test_under_an_emulator_the_time_limits_are_scaled(monkeypatch, tmp_path):
     """qemu-user runs the programs 10-30x slower: the tests' and the benchmark's limits grow by
     EMULATED_SLOWDOWN there (Check's own per-test limit too), and stay as lab.toml says on the
     CPU's own architecture."""
-    from grader import bench, checkrun, labs
+    from grader.grading import bench, checkrun
+    from grader.rules import labs
     lab = labs.Lab(id="99", slug="lab99-x", title="x", editable=[], tests=[], metrics=[],
                    test_timeout_s=20, bench_timeout_s=120)
     monkeypatch.delenv("CK_TIMEOUT_MULTIPLIER", raising=False)

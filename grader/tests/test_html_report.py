@@ -1,4 +1,4 @@
-"""report.html (grader/html_report.py): one self-contained page per graded run, built from
+"""report.html (grader/reports/html_report.py): one self-contained page per graded run, built from
 results.json. Everything a student's program printed is escaped, nothing is loaded from outside
 the page, a hidden test shows no more than results.json does, and a failure to write the page
 never touches the grade. One test renders the page in a real browser (Debian's chromium,
@@ -14,8 +14,9 @@ import subprocess
 
 import pytest
 
-from grader import hidden, html_report, report
-from grader.results import FAILED, PASSED, SKIPPED, Cause, Item, Note
+from grader.rules import hidden
+from grader.reports import html_report, report
+from grader.rules.results import FAILED, PASSED, SKIPPED, Cause, Item, Note
 
 from conftest import ROOT
 

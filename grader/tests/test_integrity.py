@@ -18,7 +18,8 @@ import sys
 import pytest
 
 from conftest import ROOT, grade
-from grader import build, labs, variants
+from grader.grading import build
+from grader.rules import labs, variants
 
 pytestmark = pytest.mark.slow
 

@@ -7,8 +7,9 @@ import os
 
 import pytest
 
-from grader import build, checkrun, labs
-from grader.results import PASSED
+from grader.grading import build, checkrun
+from grader.rules import labs
+from grader.rules.results import PASSED
 
 NS = "http://check.sourceforge.net/ns"
 CUT_LOG = (f'<?xml version="1.0"?>\n<testsuites xmlns="{NS}">\n  <suite>\n    <title>x</title>\n'

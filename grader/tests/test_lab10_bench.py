@@ -9,7 +9,7 @@ import re
 import pytest
 
 from conftest import grade
-from grader import variants
+from grader.rules import variants
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab("10")]
 

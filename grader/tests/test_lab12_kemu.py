@@ -10,7 +10,8 @@ import subprocess
 import pytest
 
 from conftest import NVCC, ROOT, grade
-from grader import build, hw, labs
+from grader.grading import build, hw
+from grader.rules import labs
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab("12")]
 

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from conftest import ROOT, grade
-from grader import labs, variants
+from grader.rules import labs, variants
 
 SLUGS = labs.slugs()
 

@@ -11,7 +11,9 @@ import sys
 import pytest
 
 from conftest import ROOT
-from grader import build, handin, labs, release
+from grader.grading import build
+from grader.classtools import handin, release
+from grader.rules import labs
 from grader.__main__ import grade_labs
 
 LAB03 = "lab03-tensor-strides"
@@ -97,7 +99,7 @@ def test_make_grade_grades_the_lab_built_last(tree):
     # `make lab01`, then `make lab03` again with nothing to rebuild: lab 03 is still the last
     assert make(tree, "lab01").returncode == 0
     assert make(tree, "lab03").returncode == 0
-    proc = subprocess.run([sys.executable, "-c", "from grader import handin; "
+    proc = subprocess.run([sys.executable, "-c", "from grader.classtools import handin; "
                            "print(handin.last_touched(graded=False)[1])"],
                           cwd=tree, capture_output=True, text=True)
     assert re.match(r"make lab03 (CC=\S+ )?at ", proc.stdout), proc.stdout + proc.stderr

@@ -8,7 +8,8 @@ import subprocess
 import pytest
 
 from conftest import ROOT
-from grader import build, checkrun, labs
+from grader.grading import build, checkrun
+from grader.rules import labs
 
 pytestmark = pytest.mark.slow
 

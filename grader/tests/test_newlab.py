@@ -1,4 +1,4 @@
-"""`make new-lab N=NN SLUG=topic` (grader/newlab.py): a bad or taken number or slug is refused
+"""`make new-lab N=NN SLUG=topic` (grader/classtools/newlab.py): a bad or taken number or slug is refused
 with a clear message and nothing written; a scaffold generated into a copy of the repository
 passes, in that copy, the checks `make test` runs on every lab: lab.toml names its one test, the
 skeleton builds without warnings (gcc and clang) and fails it, the reference gets full marks
@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from grader import newlab
-from grader.config import ConfigError
+from grader.classtools import newlab
+from grader.rules.config import ConfigError
 from test_slides import images
 
 LOCK = "/tmp/mlmem-bench.lock"

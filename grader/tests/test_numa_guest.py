@@ -1,4 +1,4 @@
-"""Lab 04 on two NUMA nodes, in a QEMU guest (grader/numa_guest.py) booted once for this module:
+"""Lab 04 on two NUMA nodes, in a QEMU guest (grader/grading/numa_guest.py) booted once for this module:
 the reference passes every test with node 1 there for real (binding, mbind, move_pages, first
 touch), the skeleton fails them, and the benchmark runs on both nodes (its timed metrics usually
 skip through its own gate: both virtual nodes are the same host memory). The guest runs this
@@ -17,7 +17,7 @@ import tempfile
 import pytest
 
 from conftest import ROOT
-from grader import numa_guest
+from grader.grading import numa_guest
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab("04")]
 

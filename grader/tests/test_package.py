@@ -11,7 +11,8 @@ import zipfile
 import pytest
 
 from conftest import ROOT
-from grader import labs, leaks, release, variants
+from grader.rules import labs, variants
+from grader.classtools import leaks, release
 
 pytestmark = pytest.mark.slow
 

@@ -1,10 +1,10 @@
-"""`make plots` (grader/plots.py): a lab.toml plot spec drawn from a benchmark's series, with
+"""`make plots` (grader/reports/plots.py): a lab.toml plot spec drawn from a benchmark's series, with
 labelled points over the lines (lab 10's roofline) and readable log-2 ticks."""
 from __future__ import annotations
 
 import pytest
 
-from grader import plots
+from grader.reports import plots
 
 matplotlib = pytest.importorskip("matplotlib")
 

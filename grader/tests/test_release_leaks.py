@@ -6,7 +6,7 @@ import os
 import random
 
 from conftest import ROOT
-from grader import leaks, release
+from grader.classtools import leaks, release
 
 SOLUTION = """#include <stdlib.h>
 /* not this: width = (count * 3 + pad) / align, a comment is no code */

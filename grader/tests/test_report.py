@@ -5,8 +5,11 @@ import json
 
 import pytest
 
-from grader import bench, build, checkrun, grade, hidden, hw, labs, report, sandbox, seal
-from grader.results import FAILED, PARTIAL, PASSED, SKIPPED, Cause, Item, Note
+from grader.grading import bench, build, checkrun, grade, hw
+from grader.rules import hidden, labs
+from grader.reports import report
+from grader.confinement import sandbox, seal
+from grader.rules.results import FAILED, PARTIAL, PASSED, SKIPPED, Cause, Item, Note
 
 LAB01 = "lab01-cache-lines"
 
@@ -225,7 +228,7 @@ def test_gradescope_sees_visibility_and_markdown():
 
 def test_daily_cap_keeps_the_latest_result():
     import datetime as dt
-    from grader import submission_cap
+    from grader.classtools import submission_cap
     now = dt.datetime(2026, 3, 2, 12, tzinfo=dt.timezone.utc)
     sub = lambda h, score: {"submission_time": (now - dt.timedelta(hours=h)).isoformat(),
                             "score": score, "results": {"score": score, "tests": []}}

@@ -2,7 +2,7 @@
 import os
 import time
 
-from grader import sandbox
+from grader.confinement import sandbox
 
 
 def run(script, **kw):

@@ -3,8 +3,10 @@ import json
 
 import pytest
 
-from grader import bench, hw, labs, report
-from grader.results import FAILED, PASSED, SKIPPED, Item, Note
+from grader.grading import bench, hw
+from grader.rules import labs
+from grader.reports import report
+from grader.rules.results import FAILED, PASSED, SKIPPED, Item, Note
 
 
 def metric(zero, full, points=10):

@@ -1,6 +1,6 @@
-"""The sealed records' kinds have one definition on each side, and the two agree: common/mm_seal.h
-(MM_SEAL_DONE, MM_SEAL_SKIP, MM_SEAL_REPORT) and grader/seal.py (DONE, SKIP, REPORT). Records
-written by the C harness read back in Python as the marks the grader scores (grader/checkrun.py)."""
+"""The sealed records' kinds have one definition on each side, and the two agree: common/harness/mm_seal.h
+(MM_SEAL_DONE, MM_SEAL_SKIP, MM_SEAL_REPORT) and grader/confinement/seal.py (DONE, SKIP, REPORT). Records
+written by the C harness read back in Python as the marks the grader scores (grader/grading/checkrun.py)."""
 import os
 import re
 import shutil
@@ -10,11 +10,12 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import ROOT
-from grader import checkrun, sandbox, seal
-from grader.results import SKIPPED
+from grader.grading import checkrun
+from grader.confinement import sandbox, seal
+from grader.rules.results import SKIPPED
 
-HEADER = os.path.join(ROOT, "common", "mm_seal.h")
-# Writes one record of each test kind on the grader's channel, as common/mm_ck_main.c does.
+HEADER = os.path.join(ROOT, "common", "harness", "mm_seal.h")
+# Writes one record of each test kind on the grader's channel, as common/harness/mm_ck_main.c does.
 WRITER_C = r"""
 #include "mm_seal.h"
 int main(void)
@@ -65,8 +66,9 @@ def test_records_the_harness_writes_read_back(tmp_path):
     src = tmp_path / "writer.c"
     src.write_text(WRITER_C)
     prog = tmp_path / "writer"
-    common = os.path.join(ROOT, "common")
-    subprocess.run(["cc", "-std=gnu11", "-I", common, "-o", str(prog), str(src),
+    common = os.path.join(ROOT, "common", "harness")
+    subprocess.run(["cc", "-std=gnu11", "-I", common, "-I", os.path.dirname(common), "-o",
+                    str(prog), str(src),
                     os.path.join(common, "mm_seal.c"), "-lcrypto"], check=True)
     channel = seal.Channel()
     with sandbox.rundir("seal-writer", str(prog)) as run_dir:

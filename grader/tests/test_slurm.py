@@ -14,7 +14,7 @@ import time
 import pytest
 
 from conftest import ROOT, SANDBOX_ENV, batch_results
-from grader import labs, variants
+from grader.rules import labs, variants
 
 pytestmark = pytest.mark.slow
 

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from grader import labs, thresholds
+from grader.rules import labs, thresholds
 
 SLUG = "lab01-cache-lines"
 
@@ -72,7 +72,7 @@ def test_calibrate_writes_a_file_the_grader_uses(tmp_path):
     text = dest.read_text()
     assert "[lab07.reserved_over_allocated]" in text and "reference = { min" in text
     env = {**os.environ, "MLMEM_THRESHOLDS": str(dest)}
-    out = subprocess.run([sys.executable, "-c", "from grader import labs; print([m.source for m "
+    out = subprocess.run([sys.executable, "-c", "from grader.rules import labs; print([m.source for m "
                           "in labs.load('lab07-caching-allocator').metrics])"],
                          cwd=ROOT, capture_output=True, text=True, env=env)
     assert "thresholds.toml" in out.stdout

@@ -10,7 +10,9 @@ import tempfile
 import pytest
 
 from conftest import ROOT, SANDBOX_ENV, grade
-from grader import build, isolation, labs, sandbox, variants
+from grader.grading import build
+from grader.confinement import isolation, sandbox
+from grader.rules import labs, variants
 
 pytestmark = pytest.mark.slow
 
@@ -67,25 +69,24 @@ def _forging(slug: str, file: str, signature: str, dest: str) -> str:
 
 
 def test_forged_test_results_gain_nothing(tmp_path):
-    """Completion records on every fd and a forged Check log: the skeleton still gets 0, and
-    the unsealed lines are flagged for staff review."""
+    """Completion records on every fd and a forged Check log: the skeleton still gets 0. From
+    the student's own process (lab 01 is split: docs/grading.md) they reach neither the result
+    channel nor the harness's folder, so nothing is even there to flag."""
     sub = _forging(LAB01, "src/counters.c", "size_t cl_line_size(void)", str(tmp_path / "sub"))
     g = grade(sub, "01", str(tmp_path / "out"), env=SANDBOX_ENV, extra=["--parts", "tests"])
     tests = g.tests("01")
     assert tests and sum(t["score"] for t in tests.values()) == 0, g.stdout[-2000:]
-    assert "flagged for staff review" in g.results.get("output", ""), g.results.get("output")
+    assert "flagged" not in g.results.get("output", ""), g.results.get("output")
 
 
 def test_forged_report_gains_nothing(tmp_path):
-    """A full-marks report written on every fd from inside the benchmark: voided and flagged."""
+    """A full-marks report written on every fd from the student's code: no metric gains."""
     sub = _forging(LAB03, "src/copy.c",
                    "int tv_contiguous(const tv_t *v, void *dst, size_t dst_bytes)",
                    str(tmp_path / "sub"))
     g = grade(sub, "03", str(tmp_path / "out"), env=SANDBOX_ENV, extra=["--parts", "metrics"])
     metrics = g.metrics("03")
     assert metrics and all(m["score"] == 0 for m in metrics.values()), metrics
-    assert any("flagged for staff review" in m["output"] or "ended" in m["output"]
-               for m in metrics.values()), metrics
 
 
 @pytest.mark.parametrize("include", ["/proc/self/cwd/solutions/{slug}/src/counters.c",
@@ -140,7 +141,7 @@ def test_build_folders_are_held_by_one_grader(tmp_path):
     """A second grader process never gets the folder this one holds, whatever the name."""
     mine = build.hold_dir(str(tmp_path), "labs")
     assert build.hold_dir(str(tmp_path), "labs") == mine
-    other = subprocess.run([sys.executable, "-c", "from grader import build; print(build.hold_dir"
+    other = subprocess.run([sys.executable, "-c", "from grader.grading import build; print(build.hold_dir"
                             f"({str(tmp_path)!r}, 'labs'))"], cwd=ROOT, capture_output=True,
                            text=True, check=True).stdout.strip()
     assert other == mine + "~2"
@@ -181,7 +182,7 @@ def test_a_uid_with_processes_is_never_taken(monkeypatch):
 
 CLAIMER = """
 import sys
-from grader import sandbox
+from grader.confinement import sandbox
 base = int(sys.argv[1])
 sandbox._candidates = lambda: [base, base + 1, base + 2]
 with sandbox.rundir("trust-two") as d:
@@ -221,7 +222,7 @@ def test_a_daemon_dies_with_its_run():
 
 
 USER_RUN = """
-from grader import sandbox
+from grader.confinement import sandbox
 with sandbox.rundir("trust-user") as d:
     r = sandbox.run(["sh", "-c", "setsid sleep 31 & ls /root 2>&1; id -u"],
                     sandbox.Limits(timeout_s=20), cwd=d)

@@ -1,7 +1,14 @@
 /* Lab 01 benchmark: your padded counters and parallel statistics against the packed baselines,
  * measured in the same run with two threads on two cores, and your line-size experiment.
- * Prints one JSON object (common/mm_bench.h); the grader scores it with lab.toml's thresholds. */
+ * Prints one JSON object (common/mm_bench.h); the grader scores it with lab.toml's thresholds.
+ *
+ * Your code runs in a process of its own. Your side of each timed case is a workload there
+ * (serve/cl_work.c: the same loops as the baselines', on your counters and accumulator) that
+ * this program times from outside; the packed baselines and the bench's own ideal layouts run
+ * here, and count only if your process stayed idle meanwhile; the sweep times each of your
+ * cl_pair_run calls from here, and checks your inference against the contract's rule. */
 #include <errno.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,9 +18,12 @@
 #include "linesize.h"
 #include "mm_aligned.h"
 #include "mm_bench.h"
+#include "mm_call.h"
 #include "mm_hw.h"
 #include "mm_rng.h"
+#include "mm_timer.h"
 #include "stats.h"
+#include "../serve/cl_work.h"
 
 #define INCREMENTS 2000000ull /* atomic increments per thread, per repetition */
 #define SAMPLES (8u << 20)     /* floats in the statistics stream */
@@ -40,8 +50,7 @@ static void *bump(void *p)
 {
     bump_arg_t *a = p;
     mm_hw_try_pin(a->core);
-    for (uint64_t i = 0; i < INCREMENTS; i++)
-        __atomic_fetch_add(a->slot, 1, __ATOMIC_RELAXED);
+    cl_bump_loop(a->slot, INCREMENTS, 1);
     return NULL;
 }
 
@@ -58,6 +67,60 @@ static void run_counters(void *p)
     }
     for (unsigned w = 0; w < WORKERS; w++)
         pthread_join(t[w], NULL);
+}
+
+/* A case run here (a baseline, the bench's ideal) while your process must be idle: what your
+ * process used meanwhile, two ways, since mm_student_cpu_ns sums only the threads alive when it
+ * reads, and a thread that ends in between takes its time with it; the process's own total
+ * (/proc/PID/stat, in clock ticks) keeps it. */
+typedef struct {
+    mm_bench_case_t c;
+    uint64_t cpu_ns, tick_ns, wall_ns; /* your process's CPU (both reads); this case's time */
+} watched_t;
+
+/* Your process's user + system time, dead threads included, in ns (clock-tick resolution). */
+static uint64_t student_ticks_ns(void)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)mm_student_pid());
+    FILE *f = fopen(path, "r");
+    size_t got = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[got] = 0;
+    const char *p = strrchr(buf, ')'); /* fields after the command name: state is field 3 */
+    unsigned long long ut = 0, st = 0;
+    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+                     &st) != 2)
+        return 0;
+    long hz = sysconf(_SC_CLK_TCK);
+    return (ut + st) * (uint64_t)(1000000000 / (hz > 0 ? hz : 100));
+}
+
+static void run_watched(void *p)
+{
+    watched_t *w = p;
+    uint64_t c0 = mm_student_cpu_ns(), k0 = student_ticks_ns(), t0 = mm_now_ns();
+    w->c.run(w->c.arg);
+    w->wall_ns += mm_now_ns() - t0;
+    w->cpu_ns += mm_student_cpu_ns() - c0;
+    w->tick_ns += student_ticks_ns() - k0;
+}
+
+/* 1 if your process stayed idle while the cases ran: at most 2 ms + 1% of their time (ticks
+ * also allowed two ticks of rounding per case). Else why, in buf. */
+static int student_was_idle(const watched_t *const *w, size_t n, char *buf, size_t cap)
+{
+    uint64_t cpu = 0, ticks = 0, wall = 0, slack = 2 * (uint64_t)(1000000000 / 100) * n;
+    for (size_t i = 0; i < n; i++)
+        cpu += w[i]->cpu_ns, ticks += w[i]->tick_ns, wall += w[i]->wall_ns;
+    uint64_t bound = 2000000 + wall / 100;
+    if (cpu <= bound && ticks <= bound + slack)
+        return 1;
+    snprintf(buf, cap, "your process ran while the baseline was measured (%.1f ms of CPU in "
+             "%.1f ms of baseline runs); nothing of yours may run between calls",
+             (double)(cpu > ticks ? cpu : ticks) / 1e6, (double)wall / 1e6);
+    return 0;
 }
 
 /* The packed-vs-ideal speed-up the machine shows right now: the bench's own atomic counters 8 B
@@ -95,6 +158,76 @@ static void report_gated(mm_json_t *j, const char *metric, const mm_bench_gated_
                      g->contrast, g->counted, REPS, workload);
 }
 
+/* Your side of a timed case: a workload in your process (serve/cl_work.c), timed from here. */
+typedef struct {
+    const char *name;
+    const void *req;
+    size_t len;
+    int rc; /* the first error a run returned */
+} work_case_t;
+
+static void run_work(void *p)
+{
+    work_case_t *w = p;
+    int rc = mm_call_work(w->name, w->req, w->len, NULL, 0);
+    if (rc != 0 && w->rc == 0)
+        w->rc = rc;
+}
+
+/* mm_bench_gated_ratio with the baseline and the ideal run here while your process is watched
+ * (run_watched). Returns 0 when measured with your process idle meanwhile, 1 when the metric
+ * was skipped because it was not, -errno when the measurement failed. */
+static int gated_while_idle(mm_json_t *j, const char *metric, mm_bench_case_t base,
+                            mm_bench_case_t ideal, const mm_bench_case_t *yours,
+                            mm_bench_gated_t *g)
+{
+    watched_t wb = { base, 0, 0, 0 }, wi = { ideal, 0, 0, 0 };
+    mm_bench_case_t cb = { base.name, run_watched, &wb }, ci = { ideal.name, run_watched, &wi };
+    int rc = mm_bench_gated_ratio(&cb, &ci, yours, WARMUP, REPS, OBSERVABLE, g);
+    char why[300];
+    if (rc == 0 && !student_was_idle((const watched_t *const[]){ &wb, &wi }, 2, why, sizeof why)) {
+        mm_bench_skip(j, metric, why);
+        return 1;
+    }
+    return rc;
+}
+
+/* 1 if both of your slots hold `want` (read from your process). */
+static int slots_hold(const counters_case_t *yours, uint64_t want)
+{
+    for (unsigned w = 0; w < WORKERS; w++) {
+        uint64_t v = 0;
+        if (mm_peek(yours->slot[w], &v, sizeof v) != 0 || v != want)
+            return 0;
+    }
+    return 1;
+}
+
+/* Times packed, ideal and yours; fails the metric if your counters did not count every add. */
+static void time_counters(mm_json_t *j, cl_counters_t *mine, const counters_case_t *base,
+                          const counters_case_t *far, const counters_case_t *yours)
+{
+    cl_bump_in_t req = { .n = WORKERS, .flags = CL_WORK_ATOMIC | CL_WORK_PIN };
+    for (unsigned w = 0; w < WORKERS; w++)
+        req.slot[w] = (uintptr_t)yours->slot[w], req.times[w] = INCREMENTS;
+    work_case_t work = { "bump", &req, sizeof req, 0 };
+    mm_bench_case_t cb = { "packed", run_counters, (void *)base },
+                    ci = { "ideal", run_counters, (void *)far }, cy = { "yours", run_work, &work };
+    mm_bench_gated_t g;
+    uint64_t each = INCREMENTS * (REPS + WARMUP), expect = (uint64_t)WORKERS * each;
+    int rc = gated_while_idle(j, "counters_speedup", cb, ci, &cy, &g);
+    if (rc == 1)
+        return;
+    if (rc != 0 || work.rc != 0)
+        mm_bench_failf(j, "counters_speedup", "the run failed: %s",
+                       strerror(rc ? -rc : -work.rc));
+    else if (cl_counters_total(mine) != expect || !slots_hold(yours, each))
+        mm_bench_fail(j, "counters_speedup", "cl_counters_total is wrong after the run");
+    else
+        report_gated(j, "counters_speedup", &g, "counters 256 B apart",
+                     "2 x 2000000 atomic increments");
+}
+
 static void bench_counters(mm_json_t *j)
 {
     cl_counters_t *mine = NULL;
@@ -107,18 +240,10 @@ static void bench_counters(mm_json_t *j)
         memset(page, 0, 4096);
         counters_case_t base = { { &packed[0], &packed[1] } }, far = { { &page[0], &page[32] } };
         counters_case_t yours = { { cl_counters_slot(mine, 0), cl_counters_slot(mine, 1) } };
-        mm_bench_case_t cb = { "packed", run_counters, &base }, ci = { "ideal", run_counters, &far },
-                        cy = { "yours", run_counters, &yours };
-        mm_bench_gated_t g;
-        uint64_t expect = (uint64_t)WORKERS * INCREMENTS * (REPS + WARMUP);
         if (!yours.slot[0] || !yours.slot[1])
             mm_bench_fail(j, "counters_speedup", "cl_counters_slot returned NULL");
-        else if (mm_bench_gated_ratio(&cb, &ci, &cy, WARMUP, REPS, OBSERVABLE, &g) != 0 ||
-                 cl_counters_total(mine) != expect)
-            mm_bench_fail(j, "counters_speedup", "cl_counters_total is wrong after the run");
         else
-            report_gated(j, "counters_speedup", &g, "counters 256 B apart",
-                         "2 x 2000000 atomic increments");
+            time_counters(j, mine, &base, &far, &yours);
     }
     mm_aligned_free(page);
     cl_counters_destroy(mine);
@@ -126,7 +251,6 @@ static void bench_counters(mm_json_t *j)
 }
 
 typedef struct {
-    void (*add)(cl_accum_t *, unsigned, float);
     cl_accum_t *acc;
     const float *x;
     unsigned stride; /* worker w adds into partial w * stride */
@@ -137,15 +261,14 @@ typedef struct {
     unsigned w;
 } feed_arg_t;
 
-/* A worker: every sample it decodes goes into its partial, one call per sample. */
+/* A worker: every sample it decodes goes into its partial, one call per sample (the loop your
+ * workers run in your process, serve/cl_work.c). */
 static void *feed(void *p)
 {
     feed_arg_t *f = p;
     mm_hw_try_pin(f->w);
     size_t lo = (size_t)SAMPLES * f->w / WORKERS, hi = (size_t)SAMPLES * (f->w + 1) / WORKERS;
-    unsigned slot = f->w * f->c->stride;
-    for (size_t i = lo; i < hi; i++)
-        f->c->add(f->c->acc, slot, f->c->x[i]);
+    cl_feed_loop(cl_packed_accum_add, f->c->acc, f->w * f->c->stride, f->c->x, lo, hi);
     return NULL;
 }
 
@@ -164,21 +287,26 @@ static void run_stats(void *p)
 
 #define IDEAL_STRIDE 8 /* the bench's own ideal: packed partials 8 x 32 B = 256 B apart */
 
-/* Times packed, ideal and yours; fails the metric if your result differs from the baseline's. */
+/* Times packed, ideal and yours (fed from `shared`, a copy of x your process reads); fails the
+ * metric if your result differs from the baseline's. */
 static void time_stats(mm_json_t *j, cl_accum_t *mine, cl_accum_t *packed, cl_accum_t *ideal,
-                       const float *x)
+                       const float *x, const float *shared)
 {
-    stats_case_t base = { cl_packed_accum_add, packed, x, 1 },
-                 far = { cl_packed_accum_add, ideal, x, IDEAL_STRIDE },
-                 yours = { cl_accum_add, mine, x, 1 };
+    stats_case_t base = { packed, x, 1 }, far = { ideal, x, IDEAL_STRIDE };
+    cl_feed_in_t req = { (uintptr_t)mine, (uintptr_t)shared, SAMPLES, WORKERS, CL_WORK_PIN };
+    work_case_t work = { "feed", &req, sizeof req, 0 };
     mm_bench_case_t cb = { "packed", run_stats, &base }, ci = { "ideal", run_stats, &far },
-                    cy = { "yours", run_stats, &yours };
+                    cy = { "yours", run_work, &work };
     mm_bench_gated_t g;
     cl_stats_t want, got;
-    int timed = mm_bench_gated_ratio(&cb, &ci, &cy, WARMUP, REPS, OBSERVABLE, &g);
+    int rc = gated_while_idle(j, "stats_speedup", cb, ci, &cy, &g);
+    if (rc == 1)
+        return;
     cl_packed_accum_result(packed, &want);
-    if (timed != 0 || cl_accum_result(mine, &got) != 0 || got.count != want.count ||
-        got.min != want.min || got.max != want.max)
+    if (rc != 0 || work.rc != 0)
+        mm_bench_failf(j, "stats_speedup", "the run failed: %s", strerror(rc ? -rc : -work.rc));
+    else if (cl_accum_result(mine, &got) != 0 || got.count != want.count ||
+             got.min != want.min || got.max != want.max)
         mm_bench_fail(j, "stats_speedup", "your accumulator's result differs from the baseline's");
     else
         report_gated(j, "stats_speedup", &g, "partials 256 B apart",
@@ -187,7 +315,7 @@ static void time_stats(mm_json_t *j, cl_accum_t *mine, cl_accum_t *packed, cl_ac
 
 static void bench_stats(mm_json_t *j)
 {
-    float *x = malloc(SAMPLES * sizeof *x);
+    float *x = malloc(SAMPLES * sizeof *x), *shared = mm_shared_alloc(SAMPLES * sizeof *x);
     cl_accum_t *mine = NULL, *packed = NULL, *ideal = NULL;
     int rc = cl_accum_create(&mine, WORKERS, mm_hw_line_size());
     if (!x || cl_packed_accum_create(&packed, WORKERS, 64) != 0 ||
@@ -198,7 +326,8 @@ static void bench_stats(mm_json_t *j)
         mm_rng_t r = mm_rng_new(1);
         for (size_t i = 0; i < SAMPLES; i++)
             x[i] = (float)mm_rng_unit(&r);
-        time_stats(j, mine, packed, ideal, x);
+        memcpy(shared, x, SAMPLES * sizeof *x);
+        time_stats(j, mine, packed, ideal, x, shared);
     }
     cl_accum_destroy(mine);
     cl_packed_accum_destroy(packed);
@@ -231,26 +360,63 @@ static void sweep_medians(sweep_t *s, double runs[SWEEPS][NDIST], const int *use
     }
 }
 
-/* Runs your cl_sweep SWEEPS times, each right after the bench's own false-sharing check, so that
- * a sweep the machine blurred (the two vCPUs on one core for a while) does not count. Returns 0,
- * or the error of the first sweep that failed. */
+/* Your cl_pair_run at each distance, as cl_sweep places the pair (two zeroed counters `dist`
+ * apart, the first on a 4096-byte boundary: `buf`, 2 * CL_MAX_DISTANCE bytes of shared memory),
+ * timed from here: ns[i] is the call's time over iters. Returns 0, cl_pair_run's error, or -EIO
+ * when the counters do not show exactly iters adds each. */
+static int time_pairs(uint64_t *buf, const size_t *dist, uint64_t iters, double *ns)
+{
+    for (int i = 0; i < NDIST; i++) {
+        memset(buf, 0, 2 * CL_MAX_DISTANCE);
+        uint64_t *a = buf, *b = buf + dist[i] / sizeof *buf;
+        double theirs = 0;
+        int rc = cl_pair_run(a, b, iters, &theirs);
+        if (rc != 0)
+            return rc;
+        if (__atomic_load_n(a, __ATOMIC_ACQUIRE) != iters ||
+            __atomic_load_n(b, __ATOMIC_ACQUIRE) != iters)
+            return -EIO;
+        ns[i] = (double)mm_call_last_ns() / (double)iters;
+    }
+    return 0;
+}
+
+/* Times your cl_pair_run over the distances SWEEPS times, each sweep right after the bench's
+ * own false-sharing check, so that a sweep the machine blurred (the two vCPUs on one core for a
+ * while) does not count. Returns 0, or the error of the first sweep that failed. */
 static int run_sweeps(sweep_t *s)
 {
     double runs[SWEEPS][NDIST];
     int shown[SWEEPS], all[SWEEPS];
+    uint64_t *buf = mm_shared_alloc(2 * CL_MAX_DISTANCE); /* page-aligned */
     for (int i = 0; i < NDIST; i++)
         s->dist[i] = (size_t)8 << i;
     s->shown = 0;
     for (int k = 0; k < SWEEPS; k++) {
         s->check[k] = observable_speedup(CHECK_REPS);
-        int rc = cl_sweep(s->dist, NDIST, 4000000, runs[k]);
+        int rc = time_pairs(buf, s->dist, 4000000, runs[k]);
         if (rc != 0)
-            return rc < 0 ? rc : -EIO;
+            return rc;
         shown[k] = s->check[k] >= OBSERVABLE, all[k] = 1;
         s->shown += (unsigned)shown[k];
     }
     sweep_medians(s, runs, s->shown >= MIN_SHOWN ? shown : all);
     return 0;
+}
+
+/* The contract's rule (linesize.h), the bench's own copy: the smallest distance from which
+ * every time is below far + (max - far) / 2; 0 when the slowest is under 1.5 x far. */
+static size_t midpoint_line(const size_t *dist, const double *ns, size_t n)
+{
+    double far = ns[n - 1], max = 0;
+    for (size_t i = 0; i < n; i++)
+        max = ns[i] > max ? ns[i] : max;
+    if (max < 1.5 * far)
+        return 0;
+    size_t i = n - 1;
+    while (i > 0 && ns[i - 1] < far + (max - far) / 2)
+        i--;
+    return dist[i];
 }
 
 /* "slowdowns vs 1024 B: 8 B 3.10, 16 B 3.05, ..., 512 B 1.00" into buf. */
@@ -293,7 +459,8 @@ static int bench_linesize(mm_json_t *j, sweep_t *s)
     char sweep[200];
     int rc = run_sweeps(s);
     if (rc != 0) {
-        mm_bench_failf(j, "line_size_found", "cl_sweep failed: %s", strerror(-rc));
+        mm_bench_failf(j, "line_size_found", "cl_pair_run failed: %s", rc == -EIO ?
+                       "the counters do not hold iters adds each" : strerror(-rc));
         return 0;
     }
     describe_sweep(s, sweep, sizeof sweep);
@@ -310,6 +477,10 @@ static int bench_linesize(mm_json_t *j, sweep_t *s)
         mm_bench_failf(j, "line_size_found", "cl_infer_line_size failed: %s%s; your sweep's %s",
                        strerror(-rc), rc == -ENODATA ? " (is each add an atomic "
                        "read-modify-write?)" : "", sweep);
+    } else if (line != midpoint_line(s->dist, s->ns, NDIST)) {
+        mm_bench_failf(j, "line_size_found", "cl_infer_line_size says %zu B, but the midpoint "
+                       "rule gives %zu B on this sweep; %s", line,
+                       midpoint_line(s->dist, s->ns, NDIST), sweep);
     } else {
         score_line(j, line, sweep);
     }
@@ -348,6 +519,12 @@ static int bench_two_cores(mm_json_t *j, sweep_t *s, double *ideal)
 
 int main(void)
 {
+    int rc = mm_call_setup();
+    if (rc != 0) {
+        fprintf(stderr, "mlmem: cannot start the program that runs your code: %s\n",
+                strerror(-rc));
+        return 2;
+    }
     mm_json_t j;
     mm_bench_open(&j, "01");
     sweep_t sweep;

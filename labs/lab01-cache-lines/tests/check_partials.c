@@ -1,10 +1,21 @@
 /* Lab 01 tests, part B: where the partials lie. No cache line may hold bytes of two workers'
  * partials, or the workers false-share it; a packed layout gives right results (every other
- * Part B test passes) and only this test, or the timed stats_speedup, can tell. */
+ * Part B test passes) and only this test, or the timed stats_speedup, can tell. The partials
+ * are in the student's process: their contents are read through mm_peek. */
 #include <math.h>
 #include <stdint.h>
+#include "mm_call.h"
 #include "mm_check.h"
 #include "stats.h"
+
+/* A copy of worker w's partial p (an address in the student's process). */
+static cl_stats_t partial_value(const cl_stats_t *p, unsigned w)
+{
+    cl_stats_t v;
+    MM_CHECK(mm_peek(p, &v, sizeof v) == 0, "worker %u's partial at %p cannot be read: not "
+             "memory of your process", w, (const void *)p);
+    return v;
+}
 
 /* The line numbers (address / line) of the first and last byte of a partial. */
 typedef struct {
@@ -39,11 +50,11 @@ static void check_partials_are_used(cl_accum_t *acc, unsigned n, mm_rng_t *r)
         unsigned k = (unsigned)mm_rng_range(r, 1, 5);
         for (unsigned i = 0; i < k; i++)
             cl_accum_add(acc, w, (float)w);
-        const cl_stats_t *p = cl_accum_partial(acc, w);
-        MM_CHECK(p->count == k && p->min == (float)w && p->max == (float)w,
+        cl_stats_t p = partial_value(cl_accum_partial(acc, w), w);
+        MM_CHECK(p.count == k && p.min == (float)w && p.max == (float)w,
                  "after %u samples of %u from worker %u, cl_accum_partial(%u) shows count %llu, "
                  "min %g, max %g: it must be the partial cl_accum_add writes",
-                 k, w, w, w, (unsigned long long)p->count, p->min, p->max);
+                 k, w, w, w, (unsigned long long)p.count, p.min, p.max);
     }
 }
 
@@ -58,9 +69,10 @@ MM_TEST(test_accum_partials_distinct_lines)
             for (unsigned w = 0; w < n; w++) {
                 const cl_stats_t *p = cl_accum_partial(acc, w);
                 MM_CHECK(p != NULL, "cl_accum_partial(a, %u) is NULL for %u workers", w, n);
-                MM_CHECK(p->count == 0 && isinf(p->min) && p->min > 0,
+                cl_stats_t v = partial_value(p, w);
+                MM_CHECK(v.count == 0 && isinf(v.min) && v.min > 0,
                          "worker %u's partial does not start empty (count %llu, min %g)", w,
-                         (unsigned long long)p->count, p->min);
+                         (unsigned long long)v.count, v.min);
             }
             MM_CHECK(cl_accum_partial(acc, n) == NULL && cl_accum_partial(NULL, 0) == NULL,
                      "cl_accum_partial must be NULL for worker %u of %u, and for a NULL "

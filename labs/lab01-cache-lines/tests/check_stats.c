@@ -1,10 +1,14 @@
-/* Lab 01 tests, part B: the per-worker statistics accumulator. */
+/* Lab 01 tests, part B: the per-worker statistics accumulator. The student's code runs in a
+ * process of its own: the worker threads run there (workload "feed", serve/cl_work.c), and the
+ * merged result is checked here against a serial oracle. */
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include "mm_call.h"
 #include "mm_check.h"
 #include "stats.h"
+#include "../serve/cl_work.h"
 
 static float *random_samples(mm_rng_t *r, size_t n)
 {
@@ -44,35 +48,17 @@ static void assert_stats_equal(const cl_stats_t *got, const cl_stats_t *want)
     ck_assert_msg(got->max == want->max, "max = %g, expected %g", got->max, want->max);
 }
 
-typedef struct {
-    cl_accum_t *acc;
-    unsigned w;
-    const float *x;
-    size_t lo, hi;
-} feed_t;
-
-static void *feed(void *arg)
-{
-    feed_t *f = arg;
-    for (size_t i = f->lo; i < f->hi; i++)
-        cl_accum_add(f->acc, f->w, f->x[i]);
-    return NULL;
-}
-
-/* Feeds x to `workers` threads (contiguous shares) and returns the accumulator's result. */
+/* Feeds x to `workers` threads (contiguous shares) in the student's process and returns the
+ * accumulator's result. */
 static cl_stats_t run_workers(const float *x, size_t n, unsigned workers, size_t line)
 {
     cl_accum_t *acc = NULL;
     ck_assert_msg(cl_accum_create(&acc, workers, line) == 0, "create(%u workers, line %zu) failed",
                   workers, line);
-    pthread_t t[16];
-    feed_t f[16];
-    for (unsigned w = 0; w < workers; w++) {
-        f[w] = (feed_t){ acc, w, x, n * w / workers, n * (w + 1) / workers };
-        ck_assert_int_eq(pthread_create(&t[w], NULL, feed, &f[w]), 0);
-    }
-    for (unsigned w = 0; w < workers; w++)
-        pthread_join(t[w], NULL);
+    float *shared = mm_shared_alloc((n ? n : 1) * sizeof *x);
+    memcpy(shared, x, n * sizeof *x);
+    cl_feed_in_t job = { (uintptr_t)acc, (uintptr_t)shared, n, workers, 0 };
+    MM_ASSERT_OK(mm_call_work("feed", &job, sizeof job, NULL, 0));
     cl_stats_t s;
     MM_ASSERT_OK(cl_accum_result(acc, &s));
     cl_accum_destroy(acc);

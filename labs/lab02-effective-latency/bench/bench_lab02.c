@@ -1,6 +1,13 @@
 /* Lab 02 benchmark: your latency staircase and its knees against hwloc's cache sizes, and your
  * prediction of the random-walk kernel's time per step against the measured time, in one run.
- * Prints one JSON object (common/mm_bench.h); the grader scores it with lab.toml's thresholds. */
+ * Prints one JSON object (common/mm_bench.h); the grader scores it with lab.toml's thresholds.
+ *
+ * Your code runs in a process of its own (common/harness/mm_call.h). Every time that scores is
+ * measured here, with this program's clock: your el_chase_ns runs there (the chase_chain
+ * workload) and hands back the chain it linked; this program checks that the chain is one cycle
+ * through all the nodes and times a chase over the same chain in memory of its own. The walk
+ * kernel is given code and runs here too. While this program measures, your process must be
+ * idle (its CPU time is read before and after); if it ran, no metric is scored. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,9 +17,12 @@
 #include "cachesim.h"
 #include "chase.h"
 #include "mm_bench.h"
+#include "mm_call.h"
 #include "mm_hw.h"
+#include "mm_timer.h"
 #include "predict.h"
 #include "walk.h"
+#include "../serve/chase_chain.h"
 
 #define LINE 64
 #define MS_PER_POINT 25.0
@@ -26,6 +36,10 @@
 #define WALK_SEED 2024 /* round k walks from seed WALK_SEED + k */
 #define OBSERVABLE 3.0 /* memory must be this much slower than L1 for the run to mean anything */
 #define PAST_L2 3.0    /* your chase just past L2 must be this much slower than in L1 (score_knees) */
+#define STUDENT_MS 1.0 /* how long your el_chase_ns times its own chase (its number is not used) */
+#define BATCH 4096     /* loads between two reads of this program's clock */
+#define MAX_BATCHES 65536
+#define IDLE_NS 2000000.0 /* your process may use this much CPU (+ 1 %) while this one measures */
 static const el_walk_mix_t MIX = { 12, 3 }; /* 75 % hot, 18.75 % warm, 6.25 % cold */
 static const char *const METRICS[] = { "knees_found", "prediction_error", NULL };
 
@@ -35,7 +49,146 @@ typedef struct {
     size_t sizes[MAX_POINTS], top;
     double ns[MAX_POINTS];
     size_t npoints;
+    char *top_chain;     /* your chase's chain over the top size, linked here (link_chain) */
+    int busy;            /* your process used CPU time while this program measured */
+    char busy_what[128]; /* ... when, and how much */
 } run_t;
+
+/* Around a region this program times: quiet_begin returns your process's CPU time so far (and
+ * the clock in *t0); quiet_end marks the run busy (r->busy, r->busy_what) if your process used
+ * more than IDLE_NS plus 1 % of the region's wall time meanwhile. */
+static uint64_t quiet_begin(uint64_t *t0)
+{
+    *t0 = mm_now_ns();
+    return mm_student_cpu_ns();
+}
+
+static void quiet_end(run_t *r, uint64_t cpu0, uint64_t t0, const char *what)
+{
+    double used = (double)(mm_student_cpu_ns() - cpu0), wall = (double)(mm_now_ns() - t0);
+    if (used > IDLE_NS + 0.01 * wall && !r->busy) {
+        r->busy = 1;
+        snprintf(r->busy_what, sizeof r->busy_what, "%s (%.1f ms of CPU)", what, used / 1e6);
+    }
+}
+
+/* Follows `steps` pointers from p: every load's address is the value of the load before. */
+static void *chase(void *p, size_t steps)
+{
+    void **q = p;
+    for (size_t i = 0; i < steps; i++)
+        q = (void **)*q;
+    return q;
+}
+
+/* Times this program's chase over a linked chain (link_chain) of n nodes: a warm-up (at most
+ * 2^16 steps), then batches for `ms`; the median over batches of the time per load (ns).
+ * Returns 0 or -ENOMEM. */
+static int time_chain(char *buf, size_t n, double ms, double *ns)
+{
+    double *t = malloc(MAX_BATCHES * sizeof *t);
+    if (!t)
+        return -ENOMEM;
+    void *volatile p = chase(buf, n < 65536 ? n : 65536);
+    size_t nb = 0;
+    uint64_t t0 = mm_now_ns(), end = t0 + (uint64_t)(ms * 1e6);
+    for (uint64_t now = t0; nb < MAX_BATCHES && (nb == 0 || now < end); nb++) {
+        p = chase(p, BATCH);
+        uint64_t after = mm_now_ns();
+        t[nb] = (double)(after - now) / BATCH;
+        now = after;
+    }
+    *ns = mm_median(t, nb);
+    free(t);
+    return 0;
+}
+
+/* Steps from node 0 until the chain comes back to it (at most n + 1). */
+static size_t lap_length(char *buf, size_t n)
+{
+    void **q = (void **)buf;
+    size_t steps = 0;
+    do {
+        q = (void **)*q;
+        steps++;
+    } while ((char *)q != buf && steps <= n);
+    return steps;
+}
+
+/* Links your chain next[0..n) (shared memory, each entry read once: what is linked is this
+ * program's copy) in pages of this program's own, node i (LINE bytes) to node next[i], and
+ * checks that it is one cycle through all n nodes: a permutation whose lap from node 0 comes
+ * back after exactly n steps. Returns the buffer (el_pages_free it), or NULL with why[]. */
+static char *link_chain(const uint64_t *next, size_t n, char *why, size_t len)
+{
+    char *buf = el_pages_alloc(n * LINE);
+    unsigned char *seen = calloc(n / 8 + 1, 1);
+    if (!buf || !seen) {
+        snprintf(why, len, "out of memory for the chase over %zu KiB", n * LINE >> 10);
+        goto err;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t to = next[i];
+        if (to >= n || (seen[to / 8] >> (to % 8)) & 1) {
+            snprintf(why, len, "in the chain your chase linked over %zu nodes, node %zu points "
+                     "%s", n, i, to >= n ? "outside the buffer or into a node's middle" :
+                     "to a node that another one points to already");
+            goto err;
+        }
+        seen[to / 8] |= (unsigned char)(1u << (to % 8));
+        *(void **)(buf + i * LINE) = buf + to * LINE;
+    }
+    size_t lap = lap_length(buf, n);
+    if (lap == n) {
+        free(seen);
+        return buf;
+    }
+    snprintf(why, len, "the chain your chase linked over %zu nodes comes back to node 0 after "
+             "%zu of them: not one cycle (Sattolo)", n, lap);
+err:
+    free(seen);
+    el_pages_free(buf);
+    return NULL;
+}
+
+/* Runs your el_chase_ns over `bytes` (the chase_chain workload) and links the chain it made
+ * here (link_chain). Returns the buffer, or NULL with why[] filled. */
+static char *student_chain(size_t bytes, uint64_t *shared, char *why, size_t len)
+{
+    el_chain_in_t in = { bytes, LINE, STUDENT_MS, (uint64_t)(uintptr_t)shared };
+    el_chain_out_t out = { -1, 0, 0 };
+    if (mm_call_work("chase_chain", &in, sizeof in, &out, sizeof out) != 0 || out.rc != 0) {
+        snprintf(why, len, "el_chase_ns(%zu KiB) failed: %s", bytes >> 10,
+                 strerror(out.rc < 0 ? -out.rc : EIO));
+        return NULL;
+    }
+    if (!out.found) {
+        snprintf(why, len, "el_chase_ns(%zu KiB) freed no buffer from el_pages_alloc whose "
+                 "first node points into it (chase.h: link the nodes there, free it with "
+                 "el_pages_free)", bytes >> 10);
+        return NULL;
+    }
+    return link_chain(shared, bytes / LINE, why, len);
+}
+
+/* One point of the staircase: your chase's chain over sizes[i], timed here. Keeps the chain of
+ * the top size linked in r->top_chain. Returns 0, or -1 with why[] filled. */
+static int staircase_point(run_t *r, size_t i, uint64_t *shared, char *why, size_t len)
+{
+    char *buf = student_chain(r->sizes[i], shared, why, len);
+    if (!buf)
+        return -1;
+    uint64_t t0, cpu0 = quiet_begin(&t0);
+    int rc = time_chain(buf, r->sizes[i] / LINE, MS_PER_POINT, &r->ns[i]);
+    quiet_end(r, cpu0, t0, "during the staircase");
+    if (rc != 0)
+        snprintf(why, len, "out of memory for the chase over %zu KiB", r->sizes[i] >> 10);
+    if (rc == 0 && i + 1 == r->npoints)
+        r->top_chain = buf;
+    else
+        el_pages_free(buf);
+    return rc;
+}
 
 /* 16 KiB, 24 KiB, 32 KiB, 48 KiB ... up to the first power of two >= `top`. */
 static size_t staircase_sizes(size_t top, size_t *sizes)
@@ -175,13 +328,15 @@ static void score_knees(mm_json_t *j, const run_t *r)
 
 /* The machine's own contrast, measured with the given kernel (not your code): a walk that stays
  * in the hot tier against one that jumps around the cold tier. */
-static double observable(const el_walk_t *w)
+static double observable(run_t *r, const el_walk_t *w)
 {
     double hot = 0, cold = 0;
-    if (el_walk_time(w, (el_walk_mix_t){ 16, 0 }, 1, 1 << 16, 1 << 20, &hot) != 0 ||
-        el_walk_time(w, (el_walk_mix_t){ 0, 0 }, 1, 1 << 12, 1 << 16, &cold) != 0 || hot <= 0)
-        return 0;
-    return cold / hot;
+    uint64_t t0, cpu0 = quiet_begin(&t0);
+    int rc = el_walk_time(w, (el_walk_mix_t){ 16, 0 }, 1, 1 << 16, 1 << 20, &hot);
+    if (rc == 0)
+        rc = el_walk_time(w, (el_walk_mix_t){ 0, 0 }, 1, 1 << 12, 1 << 16, &cold);
+    quiet_end(r, cpu0, t0, "while the kernel's contrast was measured");
+    return rc != 0 || hot <= 0 ? 0 : cold / hot;
 }
 
 typedef struct {
@@ -191,19 +346,33 @@ typedef struct {
     size_t nlevels;
 } predict_t;
 
-/* One round, one walk of its own (seed WALK_SEED + k): your memory latency (chase over the top
- * size), the kernel timed, then the same walk's trace and your prediction for it. A fresh walk
+/* What el_amat gives for the hit rates your el_predict_ns reported (amat.h's model, bottom up);
+ * NAN if one of them is not a rate. */
+static double amat_of(const predict_t *p)
+{
+    double below = p->lat[p->nlevels];
+    for (size_t i = p->nlevels; i-- > 0;) {
+        if (!(p->hit[i] >= 0 && p->hit[i] <= 1))
+            return NAN;
+        below = p->hit[i] * p->lat[i] + (1 - p->hit[i]) * below;
+    }
+    return below;
+}
+
+/* One round, one walk of its own (seed WALK_SEED + k): memory latency (this program's chase over
+ * your chain of the top size), the kernel timed, then the same walk's trace and your prediction
+ * for it, which must be el_amat of the hit rates it reports (-EBADMSG otherwise). A fresh walk
  * per round, timed before its trace is made: el_walk_trace loads the very records the walk
  * loads, and where this core gets tens of MiB of L3 (a big host's), a walk repeated or traced
  * just before would find its cold tier's records still cached and run faster than the
  * simulation, which starts cold, can know. */
-static int predict_round(const run_t *r, const el_walk_t *w, uint64_t *trace, predict_t *p,
-                         int k)
+static int predict_round(run_t *r, const el_walk_t *w, uint64_t *trace, predict_t *p, int k)
 {
-    uint64_t seed = WALK_SEED + (uint64_t)k;
-    int rc = el_chase_ns(r->top, LINE, MS_PER_POINT, &p->lat[p->nlevels]);
+    uint64_t seed = WALK_SEED + (uint64_t)k, t0, cpu0 = quiet_begin(&t0);
+    int rc = time_chain(r->top_chain, r->top / LINE, MS_PER_POINT, &p->lat[p->nlevels]);
     if (rc == 0)
         rc = el_walk_time(w, MIX, seed, WALK_WARMUP, WALK_STEPS, &p->meas[k]);
+    quiet_end(r, cpu0, t0, "while the kernel was timed");
     if (rc == 0)
         rc = el_walk_trace(w, MIX, seed, WALK_WARMUP + WALK_STEPS, trace);
     if (rc == 0)
@@ -211,18 +380,36 @@ static int predict_round(const run_t *r, const el_walk_t *w, uint64_t *trace, pr
                            p->lat, p->nlevels, p->hit, &p->pred[k]);
     if (rc == 0 && !(isfinite(p->pred[k]) && p->pred[k] > 0))
         rc = -ERANGE;
+    if (rc == 0 && !(fabs(amat_of(p) - p->pred[k]) <= 1e-6 * p->pred[k]))
+        rc = -EBADMSG;
     if (rc == 0)
         p->err[k] = fabs(p->pred[k] - p->meas[k]) / p->meas[k];
     return rc;
 }
 
-static void score_prediction(mm_json_t *j, const run_t *r, const el_walk_t *w, predict_t *p)
+/* The rounds of the prediction; 0 or the first error. */
+static int measure_prediction(run_t *r, const el_walk_t *w, predict_t *p)
 {
+    p->nlevels = (size_t)r->ncaches < EL_MAX_LEVELS ? (size_t)r->ncaches : EL_MAX_LEVELS;
+    for (size_t i = 0; i < p->nlevels; i++) {
+        p->geom[i] = geom_of(&r->cache[i]);
+        p->lat[i] = level_latency(r, (int)i);
+    }
     uint64_t *trace = malloc((WALK_WARMUP + WALK_STEPS) * sizeof *trace);
     int rc = trace ? 0 : -ENOMEM;
     for (int k = 0; k < ROUNDS && rc == 0; k++)
         rc = predict_round(r, w, trace, p, k);
     free(trace);
+    return rc;
+}
+
+static void score_prediction(mm_json_t *j, predict_t *p, int rc)
+{
+    if (rc == -EBADMSG) {
+        mm_bench_failf(j, "prediction_error", "your el_predict_ns returned %g ns, but el_amat of "
+                       "the hit rates it reported gives %g ns", p->pred[0], amat_of(p));
+        return;
+    }
     if (rc != 0) {
         mm_bench_failf(j, "prediction_error", "your chase or prediction failed: %s",
                        strerror(-rc));
@@ -238,28 +425,25 @@ static void score_prediction(mm_json_t *j, const run_t *r, const el_walk_t *w, p
                      p->nlevels > 1 ? p->hit[1] : 0.0);
 }
 
+/* Your staircase: for each size, your chase's chain timed here (staircase_point). */
 static int measure_staircase(mm_json_t *j, run_t *r)
 {
     size_t llc = r->cache[r->ncaches - 1].size;
     r->top = llc > MAX_TOP / 4 ? MAX_TOP : 4 * llc < MIN_TOP ? MIN_TOP : 4 * llc;
     r->npoints = staircase_sizes(r->top, r->sizes);
     r->top = r->sizes[r->npoints - 1];
-    int rc = el_staircase(r->sizes, r->npoints, LINE, MS_PER_POINT, r->ns);
+    uint64_t *shared = mm_shared_alloc(r->top / LINE * sizeof *shared);
+    char why[256] = "";
+    int rc = 0;
+    for (size_t i = 0; i < r->npoints && rc == 0; i++)
+        rc = staircase_point(r, i, shared, why, sizeof why);
+    mm_shared_free(shared);
     if (rc != 0)
-        mm_bench_fail_all(j, METRICS, "el_staircase failed: %s", strerror(-rc));
+        mm_bench_fail_all(j, METRICS, "your staircase: %s", why);
     return rc;
 }
 
-static void predict_walk(mm_json_t *j, const run_t *r, const el_walk_t *w, predict_t *p)
-{
-    p->nlevels = (size_t)r->ncaches < EL_MAX_LEVELS ? (size_t)r->ncaches : EL_MAX_LEVELS;
-    for (size_t i = 0; i < p->nlevels; i++) {
-        p->geom[i] = geom_of(&r->cache[i]);
-        p->lat[i] = level_latency(r, (int)i);
-    }
-    score_prediction(j, r, w, p);
-}
-
+/* Measures everything, then scores it, unless your process ran while this one measured. */
 static void bench_latency(mm_json_t *j, run_t *r, predict_t *p, double *contrast)
 {
     if (measure_staircase(j, r) != 0)
@@ -270,14 +454,18 @@ static void bench_latency(mm_json_t *j, run_t *r, predict_t *p, double *contrast
         mm_bench_skip_all(j, METRICS, "could not allocate the kernel's %zu MiB", r->top >> 20);
         return;
     }
-    *contrast = observable(w);
-    if (*contrast < OBSERVABLE) {
+    *contrast = observable(r, w);
+    int rc = *contrast < OBSERVABLE ? 0 : measure_prediction(r, w, p);
+    if (r->busy) {
+        mm_bench_skip_all(j, METRICS, "your process ran while this program measured: %s",
+                          r->busy_what);
+    } else if (*contrast < OBSERVABLE) {
         mm_bench_skip_all(j, METRICS, "this run cannot show a staircase: the kernel's random "
                           "jumps over %zu MiB took only %.1fx as long as jumps within %zu KiB "
                           "(needs %.0fx)", r->top >> 20, *contrast, hot >> 10, OBSERVABLE);
     } else {
         score_knees(j, r);
-        predict_walk(j, r, w, p);
+        score_prediction(j, p, rc);
     }
     el_walk_destroy(w);
 }
@@ -328,7 +516,12 @@ int main(void)
     static predict_t p;
     double contrast = 0;
     r.ncaches = mm_hw_caches(r.cache, MM_HW_MAX_CACHES);
-    if (r.ncaches <= 0 || r.cache[0].size < 4096) {
+    int setup = mm_call_setup();
+    if (setup != 0) {
+        mm_bench_fail_all(&j, METRICS, "cannot start the program that runs your code: %s",
+                          strerror(-setup));
+        r.ncaches = 0;
+    } else if (r.ncaches <= 0 || r.cache[0].size < 4096) {
         mm_bench_skip_all(&j, METRICS, "hwloc reports no caches on this machine: nothing to "
                           "compare with");
         r.ncaches = 0;
@@ -338,5 +531,6 @@ int main(void)
     mm_bench_end_metrics(&j);
     write_info(&j, &r, &p, contrast);
     mm_json_end(&j);
+    el_pages_free(r.top_chain);
     return 0;
 }

@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "chase.h"
+#include "mm_call.h"
 #include "mm_check.h"
-#include "walk.h"
+#include "../serve/chase_chain.h"
 
 /* Follows next[] from 0 and checks that it visits all n indices once, then comes back. */
 static void assert_one_cycle(const size_t *next, size_t n)
@@ -125,8 +126,9 @@ MM_TEST(test_chase_bad_args)
 }
 MM_END_TEST
 
-/* What el_chase_ns left in its buffer, looked at through el_pages_on_free (walk.h) just before
- * the buffer was freed: the chain of node pointers, followed from node 0. No clock involved. */
+/* The chain el_chase_ns left in its buffer, as the student process read it out just before the
+ * buffer was freed (the chase_chain workload: serve/chase_chain.c), followed here from node 0.
+ * No clock involved. */
 typedef struct {
     size_t n, line;     /* what the chase was asked for: n nodes of `line` bytes */
     int found;          /* a freed block began with a pointer into itself */
@@ -137,60 +139,48 @@ typedef struct {
     size_t same_stride; /* steps whose stride (next - this, mod n) is the step before's */
 } chain_t;
 
-/* The pointer at the start of node i, as a number. */
-static uintptr_t node_ptr(const char *buf, size_t line, size_t i)
+/* Follows next[0..n) (a copy in this process) from node 0. */
+static void look_at_chain(const uint64_t *next, chain_t *c)
 {
-    const char *const *p = (const char *const *)(buf + i * line);
-    return (uintptr_t)*p;
-}
-
-/* Steps to the node that node `at` points to; returns 0 if its pointer is stray. */
-static int next_node(const char *buf, chain_t *c, size_t at, size_t *next)
-{
-    uintptr_t base = (uintptr_t)buf, to = node_ptr(buf, c->line, at);
-    if (to < base || to - base >= c->n * c->line || (to - base) % c->line != 0) {
-        c->stray = 1;
-        c->stray_node = at;
-        return 0;
-    }
-    *next = (to - base) / c->line;
-    return 1;
-}
-
-static void look_at_chain(const void *block, void *arg)
-{
-    chain_t *c = arg;
-    const char *buf = block;
-    uintptr_t first = node_ptr(buf, c->line, 0), base = (uintptr_t)buf;
-    if (first < base || first - base >= c->n * c->line) /* not the chase's buffer */
-        return;
     unsigned char *seen = calloc(c->n, 1);
-    if (!seen)
-        return;
-    *c = (chain_t){ .n = c->n, .line = c->line, .found = 1 };
-    size_t at = 0, next = 0, stride = SIZE_MAX;
-    while (!seen[at] && next_node(buf, c, at, &next)) {
+    ck_assert_ptr_nonnull(seen);
+    size_t at = 0, stride = SIZE_MAX;
+    while (!seen[at]) {
+        if (next[at] >= c->n) {
+            c->stray = 1;
+            c->stray_node = at;
+            break;
+        }
         seen[at] = 1;
         c->visited++;
-        size_t s = (next + c->n - at) % c->n;
+        size_t to = (size_t)next[at], s = (to + c->n - at) % c->n;
         c->same_stride += s == stride;
         stride = s;
-        at = next;
+        at = to;
     }
     c->closed = !c->stray && at == 0;
     free(seen);
 }
 
-/* Runs el_chase_ns(bytes, line, 1 ms) and looks at its chain on the way out. */
+/* Runs el_chase_ns(bytes, line, 1 ms) in the student process and looks at its chain. */
 static void chase_and_look(size_t bytes, size_t line, chain_t *c)
 {
-    double ns = 0;
     *c = (chain_t){ .n = bytes / line, .line = line };
-    el_pages_on_free(look_at_chain, c);
-    int rc = el_chase_ns(bytes, line, 1, &ns);
-    el_pages_on_free(NULL, NULL);
-    ck_assert_msg(rc == 0, "el_chase_ns(%zu KiB, %zu-byte nodes, 1 ms) returned %d (%s)",
-                  bytes >> 10, line, rc, strerror(-rc));
+    uint64_t *shared = mm_shared_alloc(c->n * sizeof *shared);
+    el_chain_in_t in = { bytes, line, 1.0, (uint64_t)(uintptr_t)shared };
+    el_chain_out_t out = { -1, 0, 0 };
+    int w = mm_call_work("chase_chain", &in, sizeof in, &out, sizeof out);
+    ck_assert_msg(w == 0, "the chase_chain workload failed (%d)", w);
+    ck_assert_msg(out.rc == 0, "el_chase_ns(%zu KiB, %zu-byte nodes, 1 ms) returned %d (%s)",
+                  bytes >> 10, line, out.rc, strerror(-out.rc));
+    c->found = out.found;
+    if (!c->found)
+        return;
+    uint64_t *next = malloc(c->n * sizeof *next); /* ours: the student cannot change it */
+    ck_assert_ptr_nonnull(next);
+    memcpy(next, shared, c->n * sizeof *next);
+    look_at_chain(next, c);
+    free(next);
 }
 
 /* The chase's chain must be one random cycle through every node: a shorter cycle measures a

@@ -113,10 +113,17 @@ MM_TEST(test_predict_bad_args)
                   -EINVAL);
     MM_ASSERT_ERR(el_sim_hit_rates(hand_trace, 8, 1, 8, two_levels, 2, hit), -EINVAL);
     MM_ASSERT_ERR(el_sim_hit_rates(hand_trace, 8, 1, 0, two_levels, 0, hit), -EINVAL);
-    MM_ASSERT_ERR(el_sim_hit_rates(hand_trace, 8, 1, 0, two_levels, EL_MAX_LEVELS + 1, hit),
+    el_geom_t many[EL_MAX_LEVELS + 1]; /* arrays as long as nlevels says: the call copies them */
+    double many_hit[EL_MAX_LEVELS + 1];
+    for (int i = 0; i < EL_MAX_LEVELS + 1; i++) {
+        many[i] = two_levels[1];
+        many_hit[i] = -1;
+    }
+    MM_ASSERT_ERR(el_sim_hit_rates(hand_trace, 8, 1, 0, many, EL_MAX_LEVELS + 1, many_hit),
                   -EINVAL);
     MM_ASSERT_ERR(el_sim_hit_rates(hand_trace, 8, 1, 0, bad, 2, hit), -EINVAL);
-    ck_assert_msg(hit[0] == -1 && hit[1] == -1, "a rejected call must not write hit[]");
+    ck_assert_msg(hit[0] == -1 && hit[1] == -1 && many_hit[0] == -1,
+                  "a rejected call must not write hit[]");
     MM_ASSERT_ERR(el_predict_ns(hand_trace, 8, 1, 0, two_levels, zero_lat, 2, hit, &ns), -EINVAL);
     MM_ASSERT_ERR(el_predict_ns(hand_trace, 8, 1, 0, two_levels, NULL, 2, hit, &ns), -EINVAL);
     MM_ASSERT_ERR(el_predict_ns(hand_trace, 8, 1, 0, two_levels, lat, 2, hit, NULL), -EINVAL);

@@ -15,6 +15,10 @@ typedef struct {
 
 void find_truth(hwloc_topology_t t, truth_t *tr);
 
+/* A copy here of a bitmap of your process (a plan's cpuset), or NULL (none, or unreadable).
+ * Free it. */
+hwloc_bitmap_t fetch_set(hwloc_const_bitmap_t there);
+
 /* The three two-node metrics of this machine, or each one skipped or failed with the reason. */
 void bench_machine(mm_json_t *j);
 

@@ -2,14 +2,36 @@
  * servers your plan gives local, disjoint, balanced cores (a deterministic check). With two NUMA
  * nodes or more (two_nodes.c): latency and bandwidth through your node-local allocation and
  * binding, and a loader bound by your plan, each against the benchmark's own binding.
+ * Your code runs in a process of its own (calls.toml): its topologies and bitmaps are handles
+ * here, read back through the bitmap_list workload and checked against hwloc read here.
  * Prints one JSON object (common/mm_bench.h); the grader scores it with lab.toml's thresholds. */
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+#include "../serve/work04.h"
 #include "bench04.h"
+#include "mm_call.h"
 #include "plan.h"
 #include "shipped.h"
 #include "topo.h"
 
 /* ---- plan_score: the shipped servers, checked against hwloc read here ---- */
+
+hwloc_bitmap_t fetch_set(hwloc_const_bitmap_t there)
+{
+    uint64_t h = (uintptr_t)there;
+    nb_sv_bitmap_t b;
+    hwloc_bitmap_t s = NULL;
+    if (!there || mm_call_work("bitmap_list", &h, sizeof h, &b, sizeof b) != 0 || b.null)
+        return NULL;
+    b.list[sizeof b.list - 1] = 0;
+    s = hwloc_bitmap_alloc();
+    if (s && hwloc_bitmap_list_sscanf(s, b.list) != 0) {
+        hwloc_bitmap_free(s);
+        return NULL;
+    }
+    return s;
+}
 
 static hwloc_topology_t load_shipped(const nb_shipped_t *s)
 {
@@ -56,22 +78,39 @@ static int whole_cores(hwloc_topology_t t, hwloc_const_cpuset_t set, unsigned *w
     return 1;
 }
 
-/* Whether GPU i's entry is local, whole-core, disjoint from the others and a fair share. */
-static int entry_good(hwloc_topology_t t, const truth_t *tr, const nb_plan_t *p, unsigned i)
+/* Whether GPU i's entry is local, whole-core, disjoint from the others and a fair share;
+ * sets: the entries' cpusets, read back from your process (NULL where there is none). */
+static int entry_good(hwloc_topology_t t, const truth_t *tr, const nb_plan_t *p,
+                      hwloc_bitmap_t *sets, unsigned i)
 {
     const nb_plan_entry_t *e = &p->gpu[i];
+    hwloc_const_bitmap_t mine = sets[i];
     hwloc_obj_t node = hwloc_get_numanode_obj_by_os_index(t, (unsigned)tr->node[i]);
     unsigned whole, cores, m = 0;
-    if (!node || e->node != tr->node[i] || !e->cpuset || hwloc_bitmap_iszero(e->cpuset) ||
-        !hwloc_bitmap_isincluded(e->cpuset, node->cpuset) || !whole_cores(t, e->cpuset, &whole) ||
+    if (!node || e->node != tr->node[i] || !mine || hwloc_bitmap_iszero(mine) ||
+        !hwloc_bitmap_isincluded(mine, node->cpuset) || !whole_cores(t, mine, &whole) ||
         whole != e->ncores || !whole_cores(t, node->cpuset, &cores))
         return 0;
     for (unsigned k = 0; k < tr->n; k++) {
         m += tr->node[k] == tr->node[i];
-        if (k != i && p->gpu[k].cpuset && hwloc_bitmap_intersects(p->gpu[k].cpuset, e->cpuset))
+        if (k != i && sets[k] && hwloc_bitmap_intersects(sets[k], mine))
             return 0;
     }
     return whole >= cores / m && whole <= (cores + m - 1) / m;
+}
+
+/* Your plan's entries judged against the oracle; returns how many are good. */
+static unsigned good_entries(hwloc_topology_t oracle, const truth_t *tr, const nb_plan_t *p)
+{
+    hwloc_bitmap_t sets[NB_MAX_GPUS];
+    unsigned ok = 0;
+    for (unsigned i = 0; i < tr->n; i++)
+        sets[i] = fetch_set(p->gpu[i].cpuset);
+    for (unsigned i = 0; i < tr->n; i++)
+        ok += (unsigned)entry_good(oracle, tr, p, sets, i);
+    for (unsigned i = 0; i < tr->n; i++)
+        hwloc_bitmap_free(sets[i]);
+    return ok;
 }
 
 /* Your load + GPU discovery + plan on one shipped server; adds its GPUs to *good / *total. */
@@ -89,16 +128,12 @@ static void score_server(const nb_shipped_t *s, unsigned *good, unsigned *total,
         n = nb_topo_gpus(t, g, NB_MAX_GPUS);
     int found = n == (int)tr.n;
     int planned = found && nb_plan_build(t, g, tr.n, 0, &p) == 0 && p.n == tr.n;
-    unsigned ok = 0;
-    for (unsigned i = 0; planned && i < tr.n; i++)
-        ok += (unsigned)entry_good(oracle, &tr, &p, i);
+    unsigned ok = planned ? good_entries(oracle, &tr, &p) : 0;
     snprintf(note, size, "%s %u/%u%s", s->name, ok, tr.n,
              planned ? "" : found ? " (no plan)" : " (GPUs not found)");
     *good += ok;
     *total += tr.n;
-    nb_plan_free(&p);
-    if (t)
-        hwloc_topology_destroy(t);
+    nb_plan_free(&p); /* t is your process's: it ends with it */
     if (oracle)
         hwloc_topology_destroy(oracle);
 }
@@ -119,6 +154,12 @@ static void bench_plans(mm_json_t *j)
 int main(void)
 {
     mm_json_t j;
+    int rc = mm_call_setup(); /* before mm_bench_open, which may confine this process */
+    if (rc < 0) {
+        fprintf(stderr, "mlmem: cannot start the program that runs your code: %s\n",
+                strerror(-rc));
+        return 2;
+    }
     mm_bench_open(&j, "04");
     bench_plans(&j);
     bench_machine(&j);

@@ -1,8 +1,15 @@
 /* Lab 04 benchmark, the metrics that need two NUMA nodes: latency, read bandwidth and a batch
  * loader, each timed three ways in every round (remote memory or the wrong socket, the
  * benchmark's own binding, your binding) so that a round counts only when this machine showed a
- * remote penalty in it. Each metric is your time against the benchmark's own binding on the same
- * memory (1 = as local as it gets).
+ * remote penalty in it. Each metric is your time against the benchmark's own binding (1 = as
+ * local as it gets).
+ *
+ * Where each runs: the benchmark's own two ways run here, in the harness, on buffers it places
+ * itself (mbind); yours runs in your process (the chase and team workloads of
+ * serve/serve04.c: the same kernels, serve/work04.h), bound by your code, on the memory your
+ * nb_alloc_on_node placed there. Every time is taken here around the whole call. While a
+ * baseline runs your process must be idle (its CPU time, read from /proc): a round in which it
+ * was not makes the metric skip.
  *
  * What keeps the figures about memory and not caches: buffers are at least 4x the last-level
  * caches of the GPU's node and at least 1 GiB; every round walks, reads or writes a part of its
@@ -20,39 +27,44 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "../serve/work04.h"
 #include "bench04.h"
-#include "bind.h"
-#include "mm_rng.h"
+#include "mm_call.h"
+#include "mm_timer.h"
 #include "place.h"
 #include "plan.h"
 
 #define REPS 7
 #define WARMUP 1
 #define COUNTED ((REPS + 1) / 2) /* rounds that must show the penalty */
-#define MAX_WORKERS 16
+#define MAX_WORKERS NB_MAX_WORKERS
 #define MIN_BYTES ((size_t)1 << 30)
 #define LLC_TIMES 4
-#define MAX_BYTES ((size_t)6 << 30) /* two of these fit the address space lab.toml allows */
-#define WINDOW ((size_t)256 << 20)  /* what one round reads or writes; buffers are multiples */
-#define BLOCK 4096                  /* the chase visits 64 lines of a block, blocks at random */
-#define LINES (BLOCK / 64)
+#define MAX_BYTES ((size_t)6 << 30) /* what the benchmark may map for one buffer */
+#define WINDOW NB_WINDOW
 #define CHASE_STEPS (1u << 20)
-#define TILE 16384 /* floats of one decoded sample tile: 64 KiB, stays in the worker's cache */
 #define LATENCY_GATE 1.15
 #define BANDWIDTH_GATE 1.10
 #define LOADER_GATE 1.10
+/* Your process's CPU time a baseline round may see it use: 2 ms and 1% of the round. */
+#define IDLE_NS 2000000u
+#define IDLE_SHARE 0.01
 
 /* The metrics of this file: skipped or failed together when the machine or a set-up fails. */
 static const char *const MACHINE[] = { "remote_latency_ratio", "remote_bandwidth_ratio",
                                        "loader_speedup", NULL };
 
 typedef struct {
-    hwloc_topology_t hw, yours; /* the benchmark's own view; yours from nb_topo_load_system */
-    int a, b;                   /* the GPU's node, the farthest other node */
+    hwloc_topology_t hw;    /* the benchmark's own view */
+    hwloc_topology_t yours; /* yours from nb_topo_load_system: a handle of your process */
+    int a, b;               /* the GPU's node, the farthest other node */
     hwloc_bitmap_t cpus_a, cpus_b;
     unsigned workers;   /* readers on node a: min(its cores, MAX_WORKERS) */
     unsigned workers_b; /* loader workers on either side: min(workers, cores of b) */
     size_t bytes, llc;  /* each buffer; the last-level caches of node a */
+    char *local, *remote; /* the benchmark's own buffers, on nodes a and b */
+    char *mine;           /* yours on node a, from nb_alloc_on_node: an address of your process */
+    int busy;             /* your process ran while a baseline was timed */
     mm_json_t *j;
 } pair_t;
 
@@ -142,14 +154,17 @@ static size_t free_on(int node)
     return numa_node_size64(node, &avail) < 0 || avail < 0 ? 0 : (size_t)avail;
 }
 
-/* c->bytes: max(4x the caches of node a, 1 GiB) in whole windows. Returns 0, or -1 when it
- * cannot be (the metrics are then skipped, with the reason). */
+#define MARGIN ((size_t)256 << 20) /* what a node keeps free beside the buffers */
+
+/* c->bytes: max(4x the caches of node a, 1 GiB) in whole windows, one buffer of the benchmark's
+ * on each node (yours joins node a's later, see bench_buffers). Returns 0, or -1 when it cannot
+ * be (the metrics are then skipped, with the reason). */
 static int size_buffers(pair_t *c)
 {
     c->llc = seen.llc = llc_bytes(c->hw, c->cpus_a);
     size_t want = LLC_TIMES * c->llc > MIN_BYTES ? LLC_TIMES * c->llc : MIN_BYTES;
     c->bytes = seen.bytes = (want + WINDOW - 1) / WINDOW * WINDOW;
-    size_t margin = (size_t)256 << 20;
+    size_t margin = MARGIN;
     if (c->bytes > MAX_BYTES)
         mm_bench_skip_all(c->j, MACHINE, "node %d's caches (%zu MiB) need buffers of %zu MiB to "
                           "outsize them, more than the benchmark may map", c->a, c->llc >> 20,
@@ -180,99 +195,108 @@ static double fraction_on(const void *p, size_t bytes, int node)
     return n ? (double)hits / (double)n : 0.0;
 }
 
-/* Your nb_alloc_on_node, then the kernel's word on where the pages went; NULL (and every metric
- * failed, with the reason) if they are not there. */
-static void *alloc_checked(pair_t *c, int node)
+/* The benchmark's own buffer on `node` (mbind, then written here), or NULL when the kernel did
+ * not place it there. Free with munmap(p, c->bytes). */
+static char *own_buffer(pair_t *c, int node)
 {
-    void *p = NULL;
-    int rc = nb_alloc_on_node(c->yours, node, c->bytes, c->workers, &p);
-    double on = rc == 0 ? fraction_on(p, c->bytes, node) : 0.0;
-    if (rc == 0 && on >= 0.9)
-        return p;
-    if (rc != 0)
-        mm_bench_fail_all(c->j, MACHINE, "nb_alloc_on_node(node %d, %zu MiB) failed: %s", node,
-                          c->bytes >> 20, strerror(-rc));
-    else
-        mm_bench_fail_all(c->j, MACHINE, "nb_alloc_on_node(node %d): only %.0f%% of the pages "
-                          "are on node %d", node, 100 * on, node);
-    nb_free(p, c->bytes);
+    unsigned long mask[NB_MAX_NODES / (8 * sizeof(unsigned long)) + 1] = { 0 };
+    size_t bits = 8 * sizeof(unsigned long);
+    char *p = mmap(NULL, c->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED || node < 0 || node >= NB_MAX_NODES)
+        return NULL;
+    mask[(size_t)node / bits] |= 1ul << ((size_t)node % bits);
+    if (mbind(p, c->bytes, MPOL_BIND, mask, sizeof mask * 8 + 1, 0) == 0) {
+        memset(p, 0, c->bytes);
+        if (fraction_on(p, c->bytes, node) >= 0.9)
+            return p;
+    }
+    munmap(p, c->bytes);
     return NULL;
 }
 
-/* ---- binding: the benchmark's own (hwloc, whole node) or yours ---- */
-
-static int bind_here(pair_t *c, hwloc_const_cpuset_t where, int yours)
+/* Your nb_alloc_on_node in your process, then where its pages went (the alloc_check workload:
+ * that memory is your process's own). 0, or -1 with every metric failed, with the reason. */
+static int alloc_yours(pair_t *c)
 {
-    if (!yours)
-        return hwloc_set_cpubind(c->hw, where, HWLOC_CPUBIND_THREAD);
-    return where == c->cpus_a ? nb_bind_thread_to_node(c->yours, c->a)
-                              : nb_bind_thread(c->yours, where);
+    void *p = NULL;
+    int rc = nb_alloc_on_node(c->yours, c->a, c->bytes, c->workers, &p);
+    nb_sv_alloc_in_t in = { (uintptr_t)p, c->bytes, c->a };
+    nb_sv_alloc_out_t got = { 0 };
+    if (rc == 0 && mm_call_work("alloc_check", &in, sizeof in, &got, sizeof got) == 0 &&
+        got.rc == 0 && got.pages && (double)got.on_node >= 0.9 * (double)got.pages) {
+        c->mine = p;
+        return 0;
+    }
+    if (rc != 0)
+        mm_bench_fail_all(c->j, MACHINE, "nb_alloc_on_node(node %d, %zu MiB) failed: %s", c->a,
+                          c->bytes >> 20, strerror(-rc));
+    else
+        mm_bench_fail_all(c->j, MACHINE, "nb_alloc_on_node(node %d): only %llu of %llu pages "
+                          "are on node %d", c->a, (unsigned long long)got.on_node,
+                          (unsigned long long)got.pages, c->a);
+    nb_free(p, c->bytes);
+    return -1;
+}
+
+/* ---- your process stays idle while a baseline runs ---- */
+
+typedef struct {
+    uint64_t cpu_ns, t0;
+} watch_t;
+
+static void watch_begin(watch_t *w)
+{
+    w->cpu_ns = mm_student_cpu_ns();
+    w->t0 = mm_now_ns();
+}
+
+static void watch_end(pair_t *c, const watch_t *w)
+{
+    uint64_t wall = mm_now_ns() - w->t0, used = mm_student_cpu_ns() - w->cpu_ns;
+    if ((double)used > IDLE_NS + IDLE_SHARE * (double)wall)
+        c->busy = 1;
 }
 
 /* ---- latency: a pointer chase along one cycle through every line of a buffer ---- */
 
 typedef struct {
-    const uint64_t *buf;
-    uint64_t at; /* where the next round goes on from */
-} walk_t;
-
-typedef struct {
     pair_t *c;
-    walk_t *walk;
-    int yours, failed;
-    uint64_t sink;
+    const uint64_t *buf; /* the benchmark's buffer; NULL: yours, in your process */
+    uint64_t at;         /* where the next round goes on from */
+    int failed;
 } chase_t;
 
-/* Line k of the cycle: blocks in the order `perm` gives, each visited once per sweep, at a line
- * that moves on by one each sweep from a start of its own. Every line once in LINES sweeps. */
-static size_t cycle_line(const uint32_t *perm, size_t blocks, size_t k)
-{
-    size_t b = perm[k % blocks];
-    return b * LINES + (k / blocks + b * 37u) % LINES;
-}
-
-static int build_cycle(uint64_t *buf, size_t bytes, uint64_t seed)
-{
-    size_t blocks = bytes / BLOCK, n = blocks * LINES;
-    uint32_t *perm = malloc(blocks * sizeof *perm);
-    if (!perm)
-        return -ENOMEM;
-    mm_rng_t r = mm_rng_new(seed);
-    for (size_t i = 0; i < blocks; i++)
-        perm[i] = (uint32_t)i;
-    for (size_t i = blocks - 1; i > 0; i--) {
-        size_t k = (size_t)mm_rng_range(&r, 0, i);
-        uint32_t tmp = perm[i];
-        perm[i] = perm[k];
-        perm[k] = tmp;
-    }
-    size_t from = cycle_line(perm, blocks, 0);
-    for (size_t k = 1; k <= n; k++) {
-        size_t to = cycle_line(perm, blocks, k % n);
-        buf[from * 8] = (uint64_t)to * 8;
-        from = to;
-    }
-    free(perm);
-    return 0;
-}
-
+/* One round: here, bound by hwloc to node a; or yours (the chase workload). */
 static void chase(void *arg)
 {
     chase_t *ch = arg;
-    if (bind_here(ch->c, ch->c->cpus_a, ch->yours) != 0)
+    pair_t *c = ch->c;
+    if (!ch->buf) {
+        nb_sv_bench_in_t in = { .topo = (uintptr_t)c->yours, .buf = (uintptr_t)c->mine,
+                                .at = ch->at, .node = c->a, .steps = CHASE_STEPS };
+        nb_sv_bench_out_t out = { 0 };
+        ch->failed |= mm_call_work("chase", &in, sizeof in, &out, sizeof out) != 0 || out.failed;
+        ch->at = out.at;
+        return;
+    }
+    watch_t w;
+    watch_begin(&w);
+    if (hwloc_set_cpubind(c->hw, c->cpus_a, HWLOC_CPUBIND_THREAD) != 0)
         ch->failed = 1;
-    const uint64_t *buf = ch->walk->buf;
-    uint64_t k = ch->walk->at;
-    for (unsigned s = 0; s < CHASE_STEPS; s++)
-        k = buf[k];
-    ch->walk->at = k;
-    ch->sink += k;
+    ch->at = nb_chase(ch->buf, ch->at, CHASE_STEPS);
+    watch_end(c, &w);
 }
 
 /* A metric from its gated measurement: your time against the benchmark's own binding. */
 static void report(pair_t *c, const char *metric, const mm_bench_gated_t *g, double gate,
                    const char *measured)
 {
+    if (c->busy) {
+        mm_bench_skipf(c->j, metric, "your process ran while the baseline was measured (more "
+                       "than %.0f ms and %.0f%% of a round): %s", IDLE_NS / 1e6,
+                       100 * IDLE_SHARE, measured);
+        return;
+    }
     if (g->counted < COUNTED) {
         mm_bench_skipf(c->j, metric, "this run showed no steady penalty: %s (needs %.2fx in %d "
                        "of %d rounds, had it in %u)", measured, gate, COUNTED, REPS, g->counted);
@@ -284,23 +308,27 @@ static void report(pair_t *c, const char *metric, const mm_bench_gated_t *g, dou
                      g->counted, REPS, c->bytes >> 20, c->a, c->llc >> 20);
 }
 
-/* The chase, three ways a round; *g and what it measured in m. Returns 0, or -1 (reported). */
-static int measure_latency(pair_t *c, uint64_t *local, uint64_t *remote, mm_bench_gated_t *g,
-                           char *m, size_t size)
+static uint64_t walk_local, walk_remote; /* where the benchmark's chases go on from */
+
+/* The chase, three ways a round (without yours, the benchmark's own binding in its place: the
+ * gate alone); *g and what it measured in m. Returns 0, or -1 (reported). */
+static int measure_latency(pair_t *c, int with_yours, mm_bench_gated_t *g, char *m, size_t size)
 {
-    walk_t wl = { local, 0 }, wr = { remote, 0 };
-    chase_t base = { c, &wr, 0, 0, 0 }, ideal = { c, &wl, 0, 0, 0 }, yours = { c, &wl, 1, 0, 0 };
+    chase_t base = { c, (uint64_t *)(void *)c->remote, walk_remote, 0 };
+    chase_t ideal = { c, (uint64_t *)(void *)c->local, walk_local, 0 }, yours = { c, NULL, 0, 0 };
     mm_bench_case_t cb = { "remote", chase, &base }, ci = { "local", chase, &ideal },
-                    cy = { "yours", chase, &yours };
-    if (build_cycle(local, c->bytes, 4) != 0 || build_cycle(remote, c->bytes, 5) != 0 ||
-        mm_bench_gated_ratio(&cb, &ci, &cy, WARMUP, REPS, LATENCY_GATE, g) != 0) {
+                    cy = { "yours", chase, with_yours ? &yours : &ideal };
+    nb_sv_bench_in_t in = { .buf = (uintptr_t)c->mine, .bytes = c->bytes, .seed = 4 };
+    int rc = with_yours ? mm_call_work("cycle", &in, sizeof in, NULL, 0) : 0;
+    if (rc != 0 || mm_bench_gated_ratio(&cb, &ci, &cy, WARMUP, REPS, LATENCY_GATE, g) != 0) {
         mm_bench_fail_all(c->j, MACHINE, "out of memory");
         return -1;
     }
-    if (yours.failed || base.failed) {
+    if (yours.failed || base.failed || ideal.failed) {
         mm_bench_fail_all(c->j, MACHINE, "nb_bind_thread_to_node failed");
         return -1;
     }
+    walk_local = ideal.at, walk_remote = base.at;
     double per = 1e9 / CHASE_STEPS;
     seen.latency_contrast = g->contrast;
     if (g->counted > 0) {
@@ -321,13 +349,14 @@ typedef struct team team_t;
 struct team {
     pair_t *c;
     unsigned n;                 /* threads */
-    hwloc_const_cpuset_t where; /* where each thread binds itself */
-    int yours;                  /* with your nb_bind_thread, else with hwloc here */
-    void (*work)(team_t *tm, unsigned w);
-    char *buf;
+    hwloc_const_cpuset_t where; /* here: where each thread binds itself (hwloc); yours: a
+                                   bitmap of your process for your nb_bind_thread, or NULL for
+                                   your nb_bind_thread_to_node(node a) */
+    int kind;                   /* NB_WORK_* */
+    char *buf;                  /* the benchmark's buffer; NULL: yours (c->mine) */
     size_t *next; /* the buffer's window cursor, shared by the teams that use the buffer */
-    size_t win;   /* this round's window: [buf + win, buf + win + WINDOW) */
-    int failed;   /* a bind failed */
+    size_t win;                 /* this round's window: [buf + win, buf + win + WINDOW) */
+    int failed;                 /* a bind failed */
 };
 
 typedef struct {
@@ -340,12 +369,29 @@ static uint64_t read_sink;
 static void *member(void *arg)
 {
     member_t *m = arg;
-    if (bind_here(m->tm->c, m->tm->where, m->tm->yours) != 0)
+    char *win = m->tm->buf + m->tm->win;
+    if (hwloc_set_cpubind(m->tm->c->hw, m->tm->where, HWLOC_CPUBIND_THREAD) != 0)
         __atomic_store_n(&m->tm->failed, 1, __ATOMIC_RELAXED);
-    m->tm->work(m->tm, m->w);
+    if (m->tm->kind == NB_WORK_READ)
+        __atomic_fetch_add(&read_sink, nb_read_slice(win, m->tm->n, m->w), __ATOMIC_RELAXED);
+    else
+        nb_collate_slice(win, m->tm->n, m->w);
     return NULL;
 }
 
+/* Your team, in your process (the team workload). */
+static void run_yours(team_t *tm)
+{
+    nb_sv_bench_in_t in = { .topo = (uintptr_t)tm->c->yours, .buf = (uintptr_t)tm->c->mine,
+                            .where = (uintptr_t)tm->where, .win = tm->win, .node = tm->c->a,
+                            .kind = tm->kind, .n = tm->n };
+    nb_sv_bench_out_t out = { 0 };
+    if (mm_call_work("team", &in, sizeof in, &out, sizeof out) != 0 || out.failed)
+        tm->failed = 1;
+    read_sink += out.sink;
+}
+
+/* One round: the team's next window, here or in your process. */
 static void run_team(void *arg)
 {
     team_t *tm = arg;
@@ -353,44 +399,34 @@ static void run_team(void *arg)
     member_t m[MAX_WORKERS];
     tm->win = *tm->next;
     *tm->next = (*tm->next + WINDOW) % tm->c->bytes;
-    for (unsigned w = 0; w < tm->n; w++) {
-        m[w] = (member_t){ tm, w };
-        if (pthread_create(&th[w], NULL, member, &m[w]) != 0)
+    if (!tm->buf) {
+        run_yours(tm);
+        return;
+    }
+    watch_t w;
+    watch_begin(&w);
+    for (unsigned i = 0; i < tm->n; i++) {
+        m[i] = (member_t){ tm, i };
+        if (pthread_create(&th[i], NULL, member, &m[i]) != 0)
             abort();
     }
-    for (unsigned w = 0; w < tm->n; w++)
-        pthread_join(th[w], NULL);
-}
-
-/* Worker w's share [lo, hi) of the team's window, counted in elements of `size` bytes. */
-static void slice(const team_t *tm, unsigned w, size_t size, size_t *lo, size_t *hi)
-{
-    size_t n = WINDOW / size;
-    *lo = n * w / tm->n;
-    *hi = n * (w + 1) / tm->n;
-}
-
-static void read_slice(team_t *tm, unsigned w)
-{
-    size_t lo, hi;
-    slice(tm, w, sizeof(uint64_t), &lo, &hi);
-    const uint64_t *p = (const uint64_t *)(tm->buf + tm->win);
-    uint64_t sum = 0;
-    for (size_t i = lo; i < hi; i++)
-        sum += p[i];
-    __atomic_fetch_add(&read_sink, sum, __ATOMIC_RELAXED);
+    for (unsigned i = 0; i < tm->n; i++)
+        pthread_join(th[i], NULL);
+    watch_end(tm->c, &w);
 }
 
 /* Readers, three ways a round; *g and what it measured in m. Returns 0, or -1 (reported). */
-static int measure_bandwidth(pair_t *c, char *local, char *remote, mm_bench_gated_t *g, char *m,
+static size_t next_local, next_remote; /* the benchmark's window cursors */
+
+static int measure_bandwidth(pair_t *c, int with_yours, mm_bench_gated_t *g, char *m,
                              size_t size)
 {
-    size_t next_l = 0, next_r = 0;
-    team_t base = { c, c->workers, c->cpus_a, 0, read_slice, remote, &next_r, 0, 0 };
-    team_t ideal = { c, c->workers, c->cpus_a, 0, read_slice, local, &next_l, 0, 0 };
-    team_t yours = { c, c->workers, c->cpus_a, 1, read_slice, local, &next_l, 0, 0 };
+    size_t next_y = 0;
+    team_t base = { c, c->workers, c->cpus_a, NB_WORK_READ, c->remote, &next_remote, 0, 0 };
+    team_t ideal = { c, c->workers, c->cpus_a, NB_WORK_READ, c->local, &next_local, 0, 0 };
+    team_t yours = { c, c->workers, NULL, NB_WORK_READ, NULL, &next_y, 0, 0 };
     mm_bench_case_t cb = { "remote", run_team, &base }, ci = { "local", run_team, &ideal },
-                    cy = { "yours", run_team, &yours };
+                    cy = { "yours", run_team, with_yours ? &yours : &ideal };
     if (mm_bench_gated_ratio(&cb, &ci, &cy, WARMUP, REPS, BANDWIDTH_GATE, g) != 0 ||
         yours.failed) {
         mm_bench_fail_all(c->j, MACHINE, "nb_bind_thread failed in a reader");
@@ -409,35 +445,21 @@ static int measure_bandwidth(pair_t *c, char *local, char *remote, mm_bench_gate
     return 0;
 }
 
-/* The value worker w writes at element i of its window. */
-static float collated(size_t i, unsigned w)
-{
-    return (float)((i % TILE * 37u + w) % 251u) * 0.5f + 1.0f;
-}
-
-/* A loader worker: a decoded sample tile (in its cache) collated into the batch, which sits on
- * the GPU's node as pinned staging memory does. */
-static void collate_slice(team_t *tm, unsigned w)
-{
-    float tile[TILE];
-    for (size_t i = 0; i < TILE; i++)
-        tile[i] = (float)((i * 37u + w) % 251u);
-    size_t lo, hi;
-    slice(tm, w, sizeof(float), &lo, &hi);
-    float *dst = (float *)(tm->buf + tm->win);
-    for (size_t i = lo; i < hi; i++)
-        dst[i] = tile[i % TILE] * 0.5f + 1.0f;
-}
-
+/* Whether your team's last window holds the collated batch: samples read from your process. */
 static int batch_ok(const team_t *tm)
 {
-    const float *dst = (const float *)(tm->buf + tm->win);
+    const char *win = tm->c->mine + tm->win;
     for (unsigned w = 0; w < tm->n; w++) {
         size_t lo, hi;
-        slice(tm, w, sizeof(float), &lo, &hi);
-        for (size_t i = lo; i < hi; i += 4099)
-            if (dst[i] != collated(i, w) || dst[hi - 1] != collated(hi - 1, w))
+        nb_slice(tm->n, w, sizeof(float), &lo, &hi);
+        size_t step = (hi - lo) / 64 + 1;
+        for (size_t i = lo; i < hi; i += step) {
+            float got[2];
+            if (mm_peek(win + i * sizeof(float), &got[0], sizeof got[0]) != 0 ||
+                mm_peek(win + (hi - 1) * sizeof(float), &got[1], sizeof got[1]) != 0 ||
+                got[0] != nb_collated(i, w) || got[1] != nb_collated(hi - 1, w))
                 return 0;
+        }
     }
     return 1;
 }
@@ -447,15 +469,17 @@ static int plan_here(pair_t *c, nb_plan_t *p)
 {
     nb_gpu_t g = { "0000:00:00.0", 0x10de, 0x2330, 0x0302, c->a };
     int rc = nb_plan_build(c->yours, &g, 1, 0, p);
-    if (rc == 0 && p->n == 1 && p->gpu[0].node == c->a &&
-        hwloc_bitmap_isincluded(p->gpu[0].cpuset, c->cpus_a) &&
-        hwloc_bitmap_intersects(p->gpu[0].cpuset, c->cpus_a))
+    hwloc_bitmap_t set = rc == 0 && p->n == 1 ? fetch_set(p->gpu[0].cpuset) : NULL;
+    int ok = set && p->gpu[0].node == c->a && hwloc_bitmap_isincluded(set, c->cpus_a) &&
+             hwloc_bitmap_intersects(set, c->cpus_a);
+    hwloc_bitmap_free(set);
+    if (ok)
         return 0;
     mm_bench_fail(c->j, "loader_speedup", "nb_plan_build gave no cores on the GPU's node");
     return -1;
 }
 
-static void bench_loader(pair_t *c, char *stage)
+static void bench_loader(pair_t *c)
 {
     nb_plan_t p = { .n = 0 };
     if (c->workers_b == 0) {
@@ -465,10 +489,10 @@ static void bench_loader(pair_t *c, char *stage)
     }
     if (plan_here(c, &p) != 0)
         return;
-    size_t next = 0;
-    team_t base = { c, c->workers_b, c->cpus_b, 0, collate_slice, stage, &next, 0, 0 };
-    team_t ideal = { c, c->workers_b, c->cpus_a, 0, collate_slice, stage, &next, 0, 0 };
-    team_t yours = { c, c->workers_b, p.gpu[0].cpuset, 1, collate_slice, stage, &next, 0, 0 };
+    size_t next_y = 0;
+    team_t base = { c, c->workers_b, c->cpus_b, NB_WORK_COLLATE, c->local, &next_local, 0, 0 };
+    team_t ideal = { c, c->workers_b, c->cpus_a, NB_WORK_COLLATE, c->local, &next_local, 0, 0 };
+    team_t yours = { c, c->workers_b, p.gpu[0].cpuset, NB_WORK_COLLATE, NULL, &next_y, 0, 0 };
     mm_bench_case_t cb = { "wrong socket", run_team, &base }, ci = { "node", run_team, &ideal },
                     cy = { "your plan", run_team, &yours };
     mm_bench_gated_t g;
@@ -489,41 +513,68 @@ static void bench_loader(pair_t *c, char *stage)
     nb_plan_free(&p);
 }
 
-/* Latency and bandwidth, then the gate over both: a machine has a remote penalty only if the
- * benchmark's own chase and its own readers both showed one in most rounds (one of them alone
- * can be an emulator's or a busy host's noise). Then the loader. */
-static void bench_buffers(pair_t *c, char *local, char *remote)
+/* Latency and bandwidth, with or without yours; 0 when both showed the remote penalty, else -1
+ * with every metric skipped or failed, with the reason: a machine has a remote penalty only if
+ * the benchmark's own chase and its own readers both showed one in most rounds (one of them
+ * alone can be an emulator's or a busy host's noise). */
+static int measure_both(pair_t *c, int with_yours, mm_bench_gated_t *lat, mm_bench_gated_t *bw,
+                        char *ml, char *mb, size_t size)
+{
+    if (measure_latency(c, with_yours, lat, ml, size) != 0 ||
+        measure_bandwidth(c, with_yours, bw, mb, size) != 0)
+        return -1;
+    if (lat->counted >= COUNTED && bw->counted >= COUNTED)
+        return 0;
+    mm_bench_skip_all(c->j, MACHINE, "this machine showed no remote-memory penalty: %s (%u of %d "
+                      "rounds at %.2fx or more); %s (%u of %d rounds at %.2fx or more); both "
+                      "need %d. Virtual NUMA nodes backed by the same memory look like this", ml,
+                      lat->counted, REPS, LATENCY_GATE, mb, bw->counted, REPS, BANDWIDTH_GATE,
+                      COUNTED);
+    return -1;
+}
+
+/* The gate first, on the benchmark's own buffers alone; only a machine that shows the penalty
+ * gets your buffer beside the benchmark's on node a (so that a machine without one never needs
+ * the memory of both). Then the three ways, the loader last. */
+static void bench_buffers(pair_t *c)
 {
     mm_bench_gated_t lat, bw;
     char ml[200], mb[200];
-    if (measure_latency(c, (uint64_t *)local, (uint64_t *)remote, &lat, ml, sizeof ml) != 0)
+    if (measure_both(c, 0, &lat, &bw, ml, mb, sizeof ml) != 0)
         return;
-    if (measure_bandwidth(c, local, remote, &bw, mb, sizeof mb) != 0)
-        return;
-    if (lat.counted < COUNTED || bw.counted < COUNTED) {
-        mm_bench_skip_all(c->j, MACHINE, "this machine showed no remote-memory penalty: %s (%u "
-                          "of %d rounds at %.2fx or more); %s (%u of %d rounds at %.2fx or more); "
-                          "both need %d. Virtual NUMA nodes backed by the same memory look like "
-                          "this", ml, lat.counted, REPS, LATENCY_GATE, mb, bw.counted, REPS,
-                          BANDWIDTH_GATE, COUNTED);
+    if (free_on(c->a) < c->bytes + MARGIN) {
+        mm_bench_skip_all(c->j, MACHINE, "node %d needs %zu MiB free for your buffer beside the "
+                          "benchmark's; it has %zu MiB", c->a, (c->bytes + MARGIN) >> 20,
+                          free_on(c->a) >> 20);
         return;
     }
+    if (alloc_yours(c) != 0 || measure_both(c, 1, &lat, &bw, ml, mb, sizeof ml) != 0)
+        return;
     report(c, "remote_latency_ratio", &lat, LATENCY_GATE, ml);
     report(c, "remote_bandwidth_ratio", &bw, BANDWIDTH_GATE, mb);
-    bench_loader(c, local);
+    bench_loader(c);
 }
 
 static void bench_pair(pair_t *c)
 {
     if (size_buffers(c) != 0)
         return;
-    char *local = alloc_checked(c, c->a);
-    char *remote = local ? alloc_checked(c, c->b) : NULL;
-    if (local && remote)
-        bench_buffers(c, local, remote);
+    c->local = own_buffer(c, c->a);
+    c->remote = c->local ? own_buffer(c, c->b) : NULL;
+    if (!c->remote)
+        mm_bench_skip_all(c->j, MACHINE, "the benchmark could not place its own %zu MiB buffers "
+                          "on nodes %d and %d (mbind)", c->bytes >> 20, c->a, c->b);
+    else if (nb_build_cycle((uint64_t *)(void *)c->local, c->bytes, 4) != 0 ||
+             nb_build_cycle((uint64_t *)(void *)c->remote, c->bytes, 5) != 0)
+        mm_bench_fail_all(c->j, MACHINE, "out of memory");
+    else
+        bench_buffers(c);
     hwloc_set_cpubind(c->hw, hwloc_topology_get_allowed_cpuset(c->hw), HWLOC_CPUBIND_THREAD);
-    nb_free(local, c->bytes);
-    nb_free(remote, c->bytes);
+    nb_free(c->mine, c->bytes);
+    if (c->local)
+        munmap(c->local, c->bytes);
+    if (c->remote)
+        munmap(c->remote, c->bytes);
 }
 
 /* Why the kernel refuses mbind or move_pages here (a container's seccomp profile), or NULL. */
@@ -563,9 +614,7 @@ void bench_machine(mm_json_t *j)
     else if (nb_topo_load_system(&c.yours) != 0)
         mm_bench_fail_all(j, MACHINE, "nb_topo_load_system failed");
     else
-        bench_pair(&c);
-    if (c.yours)
-        hwloc_topology_destroy(c.yours);
+        bench_pair(&c); /* c.yours is your process's: it ends with it */
     hwloc_topology_destroy(c.hw);
     hwloc_bitmap_free(c.cpus_a);
     hwloc_bitmap_free(c.cpus_b);

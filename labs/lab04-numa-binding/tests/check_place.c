@@ -1,20 +1,23 @@
-/* Lab 04 tests, part D: first touch, node-local allocation and the placement report, checked
- * page by page against move_pages(2) called here. Written for any number of NUMA nodes: on a
- * one-node machine every placed page must be on node 0. Regions that must keep untouched pages
- * stay under 2 MiB, so no transparent huge page can fill them behind the test's back. */
+/* Lab 04 tests, part D: first touch, node-local allocation and the placement report. The memory
+ * a test places is shared with your process, and touched there (by your code, or by the pages
+ * workload on a CPU the test picks); each page is checked against move_pages(2) called here, on
+ * this process's mapping of the same page. Written for any number of NUMA nodes: on a one-node
+ * machine every placed page must be on node 0. Shared memory has no shared zero page: a page
+ * only read gets a page, and a node, of its own. */
 #include <errno.h>
 #include <numa.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../serve/work04.h"
+#include "mm_call.h"
 #include "mm_check.h"
 #include "place.h"
 #include "support.h"
 #include "topo.h"
 
-/* A random CPU this thread may run on; pins the thread there and returns it. */
-static int pin_somewhere(mm_rng_t *r)
+/* A random CPU your process may run on. */
+static int pick_cpu(mm_rng_t *r)
 {
     hwloc_bitmap_t now = hwloc_bitmap_alloc();
     tu_affinity(now);
@@ -23,7 +26,6 @@ static int pin_somewhere(mm_rng_t *r)
     while (k-- > 0)
         pu = hwloc_bitmap_next(now, pu);
     hwloc_bitmap_free(now);
-    tu_pin(pu);
     return pu;
 }
 
@@ -32,20 +34,22 @@ MM_TEST(test_untouched_pages_enoent)
     TU_NEED(TU_MOVE_PAGES);
     enum { N = 16 };
     mm_rng_t r = MM_RNG();
-    char *p = tu_map(N);
+    char *p = tu_fresh(N);
     int st[N], oracle[N];
+    unsigned char what[N] = { 0 };
     for (int i = 0; i < N; i++)
         st[i] = 12345;
-    MM_ASSERT_OK(nb_page_nodes(p, N, st));
     tu_page_status(p, N, oracle);
+    MM_ASSERT_OK(nb_page_nodes(p, N, st));
     for (int i = 0; i < N; i++)
         ck_assert_msg(st[i] == oracle[i] && st[i] < 0, "page %d was never touched: move_pages "
                       "here says %d (-ENOENT, or -EFAULT on older kernels), you report %d", i,
                       oracle[i], st[i]);
-    int node = numa_node_of_cpu(pin_somewhere(&r));
+    int cpu = pick_cpu(&r), node = numa_node_of_cpu(cpu);
     for (int i = 0; i < N; i += 2)
-        p[(size_t)i * tu_page()] = 1;
-    ck_assert_int_eq(((volatile char *)p)[tu_page()], 0); /* page 1: read, never written */
+        what[i] = 1;
+    what[1] = 2; /* page 1: read, never written */
+    tu_touch(p, N, cpu, what);
     MM_ASSERT_OK(nb_page_nodes(p, N, st));
     tu_page_status(p, N, oracle);
     for (int i = 0; i < N; i++)
@@ -54,9 +58,8 @@ MM_TEST(test_untouched_pages_enoent)
     for (int i = 0; i < N; i += 2)
         ck_assert_msg(st[i] == node, "page %d was first written on node %d, reported %d", i,
                       node, st[i]);
-    ck_assert_msg(st[1] < 0 && st[3] < 0, "a page only read has no node of its own (the shared "
-                  "zero page), nor has one never touched: got %d and %d", st[1], st[3]);
-    tu_unmap(p, N);
+    ck_assert_msg(st[3] < 0 && st[5] < 0, "a page never touched has no node: got %d and %d",
+                  st[3], st[5]);
 }
 MM_END_TEST
 
@@ -64,16 +67,17 @@ MM_TEST(test_pages_follow_the_writer)
 {
     TU_NEED(TU_MOVE_PAGES);
     mm_rng_t r = MM_RNG();
+    unsigned char all[64];
+    memset(all, 1, sizeof all);
     for (int round = 0; round < 4; round++) {
         size_t n = (size_t)mm_rng_range(&r, 1, 64);
-        int cpu = pin_somewhere(&r), node = numa_node_of_cpu(cpu), st[64];
-        char *p = tu_map(n);
-        memset(p, 7, n * tu_page());
+        int cpu = pick_cpu(&r), node = numa_node_of_cpu(cpu), st[64];
+        char *p = tu_fresh(n);
+        tu_touch(p, n, cpu, all);
         MM_ASSERT_OK(nb_page_nodes(p, n, st));
         for (size_t i = 0; i < n; i++)
             ck_assert_msg(st[i] == node, "first written from CPU %d (node %d), page %zu is "
                           "reported on %d", cpu, node, i, st[i]);
-        tu_unmap(p, n);
     }
 }
 MM_END_TEST
@@ -83,22 +87,20 @@ MM_TEST(test_touch_parallel_covers_every_page)
     TU_NEED(TU_MOVE_PAGES);
     hwloc_topology_t t = tu_yours_system();
     hwloc_bitmap_t before = hwloc_bitmap_alloc(), after = hwloc_bitmap_alloc();
+    hwloc_bitmap_t allowed = tu_allowed(), where = tu_send(allowed);
     tu_affinity(before);
     mm_rng_t r = MM_RNG();
-    static int st[301];
     for (int round = 0; round < 10; round++) {
         size_t n = (size_t)mm_rng_range(&r, 1, 300), rem = (size_t)mm_rng_range(&r, 1, tu_page());
         unsigned threads = (unsigned)mm_rng_range(&r, 1, 8);
-        char *p = tu_map(n + 1);
-        MM_ASSERT_OK(nb_touch_parallel(t, p, (n - 1) * tu_page() + rem, threads,
-                                       hwloc_topology_get_allowed_cpuset(t)));
-        tu_page_status(p, n + 1, st);
+        char *p = tu_fresh(n + 1);
+        memset(p, 0xaa, n * tu_page()); /* so that a zero byte shows a page was written */
+        MM_ASSERT_OK(nb_touch_parallel(t, p, (n - 1) * tu_page() + rem, threads, where));
         for (size_t i = 0; i < n; i++)
-            ck_assert_msg(st[i] >= 0, "%zu pages (the last one partial), %u threads: page %zu "
-                          "was not touched (%d)", n, threads, i, st[i]);
+            ck_assert_msg(memchr(p + i * tu_page(), 0, tu_page()) != NULL, "%zu pages (the last "
+                          "one partial), %u threads: page %zu was not written", n, threads, i);
         ck_assert_msg(!tu_resident(p + n * tu_page()), "%zu pages, %u threads: the page after "
                       "the range was touched", n, threads);
-        tu_unmap(p, n + 1);
     }
     tu_affinity(after);
     ck_assert_msg(hwloc_bitmap_isequal(before, after), "the caller's binding changed from %s to "
@@ -106,7 +108,7 @@ MM_TEST(test_touch_parallel_covers_every_page)
                   tu_list(after));
     hwloc_bitmap_free(before);
     hwloc_bitmap_free(after);
-    hwloc_topology_destroy(t);
+    hwloc_bitmap_free(allowed);
 }
 MM_END_TEST
 
@@ -121,16 +123,14 @@ MM_TEST(test_touch_parallel_follows_where)
         hwloc_bitmap_and(where, n->cpuset, hwloc_topology_get_allowed_cpuset(oracle));
         if (hwloc_bitmap_iszero(where))
             continue; /* memory only: no CPU to touch from */
-        char *p = tu_map(N);
-        MM_ASSERT_OK(nb_touch_parallel(t, p, N * tu_page(), 4, where));
+        char *p = tu_fresh(N);
+        MM_ASSERT_OK(nb_touch_parallel(t, p, N * tu_page(), 4, tu_send(where)));
         tu_page_status(p, N, st);
         for (int i = 0; i < N; i++)
             ck_assert_msg(st[i] == (int)n->os_index, "touched from node %u's CPUs %s, page %d "
                           "is on %d", n->os_index, tu_list(where), i, st[i]);
-        tu_unmap(p, N);
     }
     hwloc_bitmap_free(where);
-    hwloc_topology_destroy(t);
     hwloc_topology_destroy(oracle);
 }
 MM_END_TEST
@@ -138,11 +138,12 @@ MM_END_TEST
 MM_TEST(test_touch_parallel_bad_args)
 {
     TU_NEED(TU_MOVE_PAGES);
-    hwloc_topology_t t = tu_yours_system(), xml = tu_shipped("laptop-1node");
-    hwloc_const_cpuset_t all = hwloc_topology_get_allowed_cpuset(t);
-    hwloc_bitmap_t none = hwloc_bitmap_alloc(), far = hwloc_bitmap_alloc();
-    hwloc_bitmap_only(far, 4000);
-    char *p = tu_map(4);
+    hwloc_topology_t t = tu_yours_system(), xml = tu_there_shipped("laptop-1node");
+    hwloc_bitmap_t allowed = tu_allowed(), empty = hwloc_bitmap_alloc();
+    hwloc_bitmap_t far4000 = hwloc_bitmap_alloc();
+    hwloc_bitmap_only(far4000, 4000);
+    hwloc_bitmap_t all = tu_send(allowed), none = tu_send(empty), far = tu_send(far4000);
+    char *p = tu_fresh(4);
     size_t b = 4 * tu_page();
     MM_ASSERT_ERR(nb_touch_parallel(t, NULL, b, 2, all), -EINVAL);
     MM_ASSERT_ERR(nb_touch_parallel(t, p + 1, b - 1, 2, all), -EINVAL);
@@ -156,27 +157,26 @@ MM_TEST(test_touch_parallel_bad_args)
     for (int i = 0; i < 4; i++)
         ck_assert_msg(!tu_resident(p + (size_t)i * tu_page()), "a rejected call touched page %d",
                       i);
-    tu_unmap(p, 4);
-    hwloc_bitmap_free(none);
-    hwloc_bitmap_free(far);
-    hwloc_topology_destroy(t);
-    hwloc_topology_destroy(xml);
+    hwloc_bitmap_free(allowed);
+    hwloc_bitmap_free(empty);
+    hwloc_bitmap_free(far4000);
 }
 MM_END_TEST
 
-static void check_on_node(const char *p, size_t bytes, int node)
+/* The memory your nb_alloc_on_node gave is private to your process: where its pages are is
+ * asked there (the alloc_check workload: move_pages, and a read of every page). */
+static void check_on_node(void *p, size_t bytes, int node)
 {
     size_t n = (bytes + tu_page() - 1) / tu_page();
-    int *st = malloc(n * sizeof *st);
-    ck_assert_ptr_nonnull(st);
-    tu_page_status(p, n, st);
-    for (size_t i = 0; i < n; i++) {
-        ck_assert_msg(st[i] == node, "nb_alloc_on_node(node %d, %zu bytes): page %zu is %s %d",
-                      node, bytes, i, st[i] < 0 ? "not placed:" : "on node", st[i]);
-        ck_assert_msg(p[i * tu_page()] == 0, "new memory must read zero (page %zu)", i);
-    }
-    ck_assert_msg(p[bytes - 1] == 0, "new memory must read zero (last byte)");
-    free(st);
+    nb_sv_alloc_in_t in = { (uintptr_t)p, bytes, node };
+    nb_sv_alloc_out_t got;
+    ck_assert_int_eq(mm_call_work("alloc_check", &in, sizeof in, &got, sizeof got), 0);
+    ck_assert_msg(got.rc == 0, "move_pages failed: %s", strerror(-got.rc));
+    ck_assert_msg(got.pages == n && got.on_node == n, "nb_alloc_on_node(node %d, %zu bytes): "
+                  "%llu of %zu pages on node %d, %llu not placed", node, bytes,
+                  (unsigned long long)got.on_node, n, node, (unsigned long long)got.unplaced);
+    ck_assert_msg(got.nonzero == 0, "new memory must read zero (%llu pages do not)",
+                  (unsigned long long)got.nonzero);
 }
 
 MM_TEST(test_alloc_on_node)
@@ -193,18 +193,22 @@ MM_TEST(test_alloc_on_node)
                       "%d (%s)", n->os_index, bytes, threads, rc, strerror(rc < 0 ? -rc : 0));
         ck_assert_msg((uintptr_t)p % tu_page() == 0, "%p is not page-aligned", p);
         check_on_node(p, bytes, (int)n->os_index);
-        memset(p, 0x5a, bytes);
+        char *fill = malloc(bytes);
+        ck_assert_ptr_nonnull(fill);
+        memset(fill, 0x5a, bytes);
+        ck_assert_msg(mm_poke(p, fill, bytes) == 0, "the %zu bytes at %p are not writable",
+                      bytes, p);
+        free(fill);
         nb_free(p, bytes);
     }
     nb_free(NULL, 0);
-    hwloc_topology_destroy(t);
     hwloc_topology_destroy(oracle);
 }
 MM_END_TEST
 
 MM_TEST(test_alloc_bad_args)
 {
-    hwloc_topology_t t = tu_yours_system(), xml = tu_shipped("laptop-1node");
+    hwloc_topology_t t = tu_yours_system(), xml = tu_there_shipped("laptop-1node");
     void *p = &p; /* a sentinel: failures must leave it alone */
     int missing = numa_max_node() + 1;
     MM_ASSERT_ERR(nb_alloc_on_node(t, 0, 4096, 1, NULL), -EINVAL);
@@ -217,8 +221,6 @@ MM_TEST(test_alloc_bad_args)
                   "only print a warning and hand out memory from anywhere)", missing);
     MM_ASSERT_ERR(nb_alloc_on_node(xml, 0, 4096, 1, &p), -EOPNOTSUPP);
     ck_assert_msg(p == &p, "a failed allocation must not set *out");
-    hwloc_topology_destroy(t);
-    hwloc_topology_destroy(xml);
 }
 MM_END_TEST
 
@@ -228,13 +230,15 @@ MM_TEST(test_placement_counts)
     mm_rng_t r = MM_RNG();
     size_t n = (size_t)mm_rng_range(&r, 8, 200), touched = 0;
     size_t bytes = n * tu_page() - (size_t)mm_rng_range(&r, 0, tu_page() - 1);
-    int node = numa_node_of_cpu(pin_somewhere(&r));
-    char *p = tu_map(n);
+    int cpu = pick_cpu(&r), node = numa_node_of_cpu(cpu);
+    char *p = tu_fresh(n);
+    unsigned char what[200] = { 0 };
     for (size_t i = 0; i < n; i++)
         if (mm_rng_range(&r, 0, 1)) {
-            p[i * tu_page()] = 1;
+            what[i] = 1;
             touched++;
         }
+    tu_touch(p, n, cpu, what);
     nb_placement_t got;
     memset(&got, 0xff, sizeof got);
     MM_ASSERT_OK(nb_placement(p, bytes, &got));
@@ -244,7 +248,6 @@ MM_TEST(test_placement_counts)
     for (int k = 0; k < NB_MAX_NODES; k++)
         ck_assert_msg(got.on_node[k] == (k == node ? touched : 0), "on_node[%d] = %zu, expected "
                       "%zu", k, got.on_node[k], k == node ? touched : 0);
-    tu_unmap(p, n);
 }
 MM_END_TEST
 
@@ -252,9 +255,10 @@ MM_TEST(test_page_node_policy)
 {
     TU_NEED(TU_GET_MEMPOLICY | TU_MOVE_PAGES);
     mm_rng_t r = MM_RNG();
-    char *p = tu_map(8);
-    int node = numa_node_of_cpu(pin_somewhere(&r)), got = -7;
-    memset(p, 1, 4 * tu_page());
+    char *p = tu_fresh(8);
+    int cpu = pick_cpu(&r), node = numa_node_of_cpu(cpu), got = -7;
+    unsigned char what[8] = { 1, 1, 1, 1 };
+    tu_touch(p, 8, cpu, what);
     for (size_t i = 0; i < 4; i++) {
         MM_ASSERT_OK(nb_page_node(p + i * tu_page() + 123, &got));
         ck_assert_msg(got == node, "page %zu was written on node %d, get_mempolicy gives %d", i,
@@ -267,13 +271,12 @@ MM_TEST(test_page_node_policy)
                   "left alone");
     MM_ASSERT_ERR(nb_page_node(NULL, &got), -EINVAL);
     MM_ASSERT_ERR(nb_page_node(p, NULL), -EINVAL);
-    tu_unmap(p, 8);
 }
 MM_END_TEST
 
 MM_TEST(test_page_nodes_bad_args)
 {
-    char *p = tu_map(2);
+    char *p = tu_fresh(2);
     int st[2];
     nb_placement_t out;
     MM_ASSERT_ERR(nb_page_nodes(NULL, 1, st), -EINVAL);
@@ -283,6 +286,5 @@ MM_TEST(test_page_nodes_bad_args)
     MM_ASSERT_ERR(nb_placement(p, tu_page(), NULL), -EINVAL);
     MM_ASSERT_ERR(nb_placement(p, 0, &out), -EINVAL);
     MM_ASSERT_ERR(nb_placement(p + 8, tu_page(), &out), -EINVAL);
-    tu_unmap(p, 2);
 }
 MM_END_TEST

@@ -1,5 +1,6 @@
 /* Lab 04 tests, part B: binding plans on the shipped servers (exact answers) and on random
- * synthetic machines (the rule's invariants), and their numactl form. */
+ * synthetic machines (the rule's invariants), and their numactl form. A plan's cpusets are
+ * bitmaps of your process: each is read back (tu_fetch) and checked here. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +30,10 @@ static void assert_entry(const nb_plan_t *p, unsigned i, int node, unsigned ncor
     const nb_plan_entry_t *e = &p->gpu[i];
     ck_assert_msg(e->node == node, "GPU %u: node %d, expected %d", i, e->node, node);
     ck_assert_msg(e->ncores == ncores, "GPU %u: %u cores, expected %u", i, e->ncores, ncores);
-    ck_assert_msg(e->cpuset && hwloc_bitmap_isequal(e->cpuset, cpus),
-                  "GPU %u: PUs %s, expected %s", i, tu_list(e->cpuset), tu_list(cpus));
+    hwloc_bitmap_t got = tu_fetch(e->cpuset);
+    ck_assert_msg(got && hwloc_bitmap_isequal(got, cpus), "GPU %u: PUs %s, expected %s", i,
+                  tu_list(got), tu_list(cpus));
+    hwloc_bitmap_free(got);
     hwloc_bitmap_free(cpus);
 }
 
@@ -47,7 +50,7 @@ static void plan_on(hwloc_topology_t t, const int *node, unsigned n, unsigned re
 
 MM_TEST(test_plan_two_socket)
 {
-    hwloc_topology_t t = tu_shipped("two-socket-8gpu");
+    hwloc_topology_t t = tu_there_shipped("two-socket-8gpu");
     int node[8] = { 0, 0, 0, 0, 1, 1, 1, 1 };
     nb_plan_t p;
     plan_on(t, node, 8, 0, &p);
@@ -57,13 +60,12 @@ MM_TEST(test_plan_two_socket)
     }
     nb_plan_free(&p);
     ck_assert_msg(p.n == 0, "nb_plan_free must set n to 0");
-    hwloc_topology_destroy(t);
 }
 MM_END_TEST
 
 MM_TEST(test_plan_two_socket_reserve)
 {
-    hwloc_topology_t t = tu_shipped("two-socket-8gpu");
+    hwloc_topology_t t = tu_there_shipped("two-socket-8gpu");
     int node[8] = { 0, 0, 0, 0, 1, 1, 1, 1 };
     unsigned from[5] = { 1, 14, 28, 42, 56 }; /* 55 cores after core 0: 13, 14, 14, 14 */
     nb_plan_t p;
@@ -73,13 +75,12 @@ MM_TEST(test_plan_two_socket_reserve)
         assert_entry(&p, k, (int)k / 4, n, two_ranges(base + from[j], 112 + base + from[j], n));
     }
     nb_plan_free(&p);
-    hwloc_topology_destroy(t);
 }
 MM_END_TEST
 
 MM_TEST(test_plan_epyc_nps4)
 {
-    hwloc_topology_t t = tu_shipped("epyc-nps4-4gpu");
+    hwloc_topology_t t = tu_there_shipped("epyc-nps4-4gpu");
     int node[4] = { 1, 1, 2, 3 };
     nb_plan_t p;
     plan_on(t, node, 4, 0, &p); /* node k: cores 24k .. 24k+23, PUs c and 96 + c */
@@ -88,13 +89,13 @@ MM_TEST(test_plan_epyc_nps4)
     assert_entry(&p, 2, 2, 24, two_ranges(48, 144, 24));
     assert_entry(&p, 3, 3, 24, two_ranges(72, 168, 24));
     nb_plan_free(&p);
-    hwloc_topology_destroy(t);
 }
 MM_END_TEST
 
 MM_TEST(test_plan_unknown_node)
 {
-    hwloc_topology_t vm = tu_shipped("cloud-vm-2node"), t = tu_shipped("two-socket-8gpu");
+    hwloc_topology_t vm = tu_there_shipped("cloud-vm-2node");
+    hwloc_topology_t t = tu_there_shipped("two-socket-8gpu");
     int unknown[2] = { -1, -1 }, mixed[3] = { 0, -1, 0 };
     nb_plan_t p;
     plan_on(vm, unknown, 2, 0, &p);
@@ -106,8 +107,6 @@ MM_TEST(test_plan_unknown_node)
     assert_entry(&p, 1, -1, 0, hwloc_bitmap_alloc());
     assert_entry(&p, 2, 0, 28, two_ranges(28, 140, 28));
     nb_plan_free(&p);
-    hwloc_topology_destroy(vm);
-    hwloc_topology_destroy(t);
 }
 MM_END_TEST
 
@@ -140,31 +139,44 @@ static hwloc_bitmap_t expected(hwloc_topology_t t, const int *node, unsigned n, 
     return s;
 }
 
-/* The invariants any plan must keep, checked one by one so a failure says which. */
-static void check_invariants(hwloc_topology_t t, const nb_plan_t *p, const int *node,
-                             unsigned n, unsigned reserve, const char *desc)
+/* The cpusets of a plan's n entries, read back from your process (NULL where one is NULL). */
+static void fetch_sets(const nb_plan_t *p, unsigned n, hwloc_bitmap_t *sets)
+{
+    for (unsigned i = 0; i < n; i++)
+        sets[i] = tu_fetch(p->gpu[i].cpuset);
+}
+
+static void free_sets(hwloc_bitmap_t *sets, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        hwloc_bitmap_free(sets[i]);
+}
+
+/* The invariants any plan must keep, checked one by one so a failure says which. sets: the
+ * entries' cpusets (fetch_sets); t: the oracle's topology. */
+static void check_invariants(hwloc_topology_t t, const nb_plan_t *p, hwloc_bitmap_t *sets,
+                             const int *node, unsigned n, unsigned reserve, const char *desc)
 {
     hwloc_bitmap_t seen = hwloc_bitmap_alloc();
     for (unsigned i = 0; i < n; i++) {
         const nb_plan_entry_t *e = &p->gpu[i];
         unsigned want_cores;
-        hwloc_bitmap_t want = expected(t, node, n, i, reserve, &want_cores);
+        hwloc_bitmap_t want = expected(t, node, n, i, reserve, &want_cores), got = sets[i];
         ck_assert_msg(e->node == node[i], "%s: GPU %u on node %d, plan says %d", desc, i,
                       node[i], e->node);
-        ck_assert_msg(e->cpuset != NULL, "%s: GPU %u has no cpuset", desc, i);
-        ck_assert_msg(!hwloc_bitmap_intersects(seen, e->cpuset),
+        ck_assert_msg(got != NULL, "%s: GPU %u has no cpuset", desc, i);
+        ck_assert_msg(!hwloc_bitmap_intersects(seen, got),
                       "%s: GPU %u shares PUs with another GPU", desc, i);
-        hwloc_bitmap_or(seen, seen, e->cpuset);
+        hwloc_bitmap_or(seen, seen, got);
         if (node[i] >= 0) {
             hwloc_obj_t nd = hwloc_get_numanode_obj_by_os_index(t, (unsigned)node[i]);
-            ck_assert_msg(hwloc_bitmap_isincluded(e->cpuset, nd->cpuset),
+            ck_assert_msg(hwloc_bitmap_isincluded(got, nd->cpuset),
                           "%s: GPU %u gets PUs %s outside its node %d (%s)", desc, i,
-                          tu_list(e->cpuset), node[i], tu_list(nd->cpuset));
+                          tu_list(got), node[i], tu_list(nd->cpuset));
         }
-        ck_assert_msg(want ? hwloc_bitmap_isequal(want, e->cpuset)
-                           : hwloc_bitmap_iszero(e->cpuset),
+        ck_assert_msg(want ? hwloc_bitmap_isequal(want, got) : hwloc_bitmap_iszero(got),
                       "%s, reserve %u: GPU %u gets %s, the rule gives %s", desc, reserve, i,
-                      tu_list(e->cpuset), want ? tu_list(want) : "nothing");
+                      tu_list(got), want ? tu_list(want) : "nothing");
         ck_assert_msg(e->ncores == want_cores, "%s: GPU %u: ncores %u, expected %u", desc, i,
                       e->ncores, want_cores);
         hwloc_bitmap_free(want);
@@ -174,12 +186,12 @@ static void check_invariants(hwloc_topology_t t, const nb_plan_t *p, const int *
 
 /* Every core of a node that hosts a GPU, but the first `reserve`, is in exactly one entry (the
  * entries are disjoint, checked above); other nodes' cores are in none. */
-static void check_cover(hwloc_topology_t t, const nb_plan_t *p, const int *node, unsigned n,
+static void check_cover(hwloc_topology_t t, hwloc_bitmap_t *sets, const int *node, unsigned n,
                         unsigned reserve, const char *desc)
 {
     hwloc_bitmap_t all = hwloc_bitmap_alloc(), want = hwloc_bitmap_alloc();
     for (unsigned i = 0; i < n; i++)
-        hwloc_bitmap_or(all, all, p->gpu[i].cpuset);
+        hwloc_bitmap_or(all, all, sets[i]);
     for (unsigned i = 0; i < n; i++) {
         if (node[i] < 0)
             continue;
@@ -219,13 +231,14 @@ MM_TEST(test_plan_random_synthetic)
         unsigned n = (unsigned)mm_rng_range(&r, 1, 8), reserve = (unsigned)mm_rng_range(&r, 0, 2);
         char desc[80];
         snprintf(desc, sizeof desc, "pack:%u numa:%u core:%u pu:%u", pk, nn, c, u);
-        hwloc_topology_t t = tu_synthetic(desc);
+        hwloc_topology_t t = tu_synthetic(desc), there = tu_there_synthetic(desc);
         int node[8];
         nb_gpu_t g[8];
+        hwloc_bitmap_t sets[8];
         for (unsigned i = 0; i < n; i++)
             g[i] = gpu_on(node[i] = (int)mm_rng_range(&r, 0, pk * nn) - 1); /* -1: unknown */
         nb_plan_t p = { .n = 0 };
-        int rc = nb_plan_build(t, g, n, reserve, &p);
+        int rc = nb_plan_build(there, g, n, reserve, &p);
         if (too_few_cores(pk * nn, c, node, n, reserve)) {
             ck_assert_msg(rc == -ENOSPC && p.n == 0, "%s, %u GPUs, reserve %u: a node has fewer "
                           "cores than GPUs: expected -ENOSPC and an empty plan, got %d", desc, n,
@@ -233,8 +246,10 @@ MM_TEST(test_plan_random_synthetic)
         } else {
             ck_assert_msg(rc == 0 && p.n == n, "%s, %u GPUs, reserve %u: returned %d, %u "
                           "entries", desc, n, reserve, rc, p.n);
-            check_invariants(t, &p, node, n, reserve, desc);
-            check_cover(t, &p, node, n, reserve, desc);
+            fetch_sets(&p, n, sets);
+            check_invariants(t, &p, sets, node, n, reserve, desc);
+            check_cover(t, sets, node, n, reserve, desc);
+            free_sets(sets, n);
             nb_plan_free(&p);
         }
         hwloc_topology_destroy(t);
@@ -244,8 +259,10 @@ MM_END_TEST
 
 MM_TEST(test_plan_bad_args)
 {
-    hwloc_topology_t t = tu_shipped("two-socket-8gpu"), small = tu_synthetic("pack:1 core:2 pu:1");
-    nb_gpu_t g[3] = { gpu_on(0), gpu_on(0), gpu_on(0) }, far = gpu_on(2), neg = gpu_on(-2);
+    hwloc_topology_t t = tu_there_shipped("two-socket-8gpu");
+    hwloc_topology_t small = tu_there_synthetic("pack:1 core:2 pu:1");
+    nb_gpu_t g[NB_MAX_GPUS + 1] = { gpu_on(0), gpu_on(0), gpu_on(0) }; /* all sent to you */
+    nb_gpu_t far = gpu_on(2), neg = gpu_on(-2);
     nb_plan_t p = { .n = 0 };
     MM_ASSERT_ERR(nb_plan_build(NULL, g, 1, 0, &p), -EINVAL);
     MM_ASSERT_ERR(nb_plan_build(t, g, 1, 0, NULL), -EINVAL);
@@ -260,8 +277,6 @@ MM_TEST(test_plan_bad_args)
     ck_assert_msg(p.n == 0, "no GPUs, no entries");
     nb_plan_free(&p);
     nb_plan_free(NULL);
-    hwloc_topology_destroy(t);
-    hwloc_topology_destroy(small);
 }
 MM_END_TEST
 
@@ -277,7 +292,8 @@ static const char two_socket_text[] =
 
 MM_TEST(test_plan_format)
 {
-    hwloc_topology_t t = tu_shipped("two-socket-8gpu"), vm = tu_shipped("cloud-vm-2node");
+    hwloc_topology_t t = tu_there_shipped("two-socket-8gpu");
+    hwloc_topology_t vm = tu_there_shipped("cloud-vm-2node");
     int node[8] = { 0, 0, 0, 0, 1, 1, 1, 1 }, unknown[1] = { -1 };
     char buf[2048];
     nb_plan_t p;
@@ -293,14 +309,12 @@ MM_TEST(test_plan_format)
     ck_assert_msg(strcmp(buf, line) == 0 && n == (int)strlen(line),
                   "an unbound GPU's line: got %d, \"%s\"", n, buf);
     nb_plan_free(&p);
-    hwloc_topology_destroy(t);
-    hwloc_topology_destroy(vm);
 }
 MM_END_TEST
 
 MM_TEST(test_plan_format_small_buffer)
 {
-    hwloc_topology_t t = tu_shipped("two-socket-8gpu");
+    hwloc_topology_t t = tu_there_shipped("two-socket-8gpu");
     int node[8] = { 0, 0, 0, 0, 1, 1, 1, 1 };
     mm_rng_t r = MM_RNG();
     size_t size = (size_t)mm_rng_range(&r, 1, sizeof two_socket_text - 1);
@@ -316,6 +330,5 @@ MM_TEST(test_plan_format_small_buffer)
     MM_ASSERT_ERR(nb_plan_format(NULL, buf, sizeof buf), -EINVAL);
     MM_ASSERT_ERR(nb_plan_format(&p, NULL, sizeof buf), -EINVAL);
     nb_plan_free(&p);
-    hwloc_topology_destroy(t);
 }
 MM_END_TEST

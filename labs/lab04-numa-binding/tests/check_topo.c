@@ -1,10 +1,13 @@
 /* Lab 04 tests, part A: loading topologies, counting what they hold, finding GPUs and their
- * NUMA nodes, on synthetic strings, the shipped XML servers and this machine. */
+ * NUMA nodes, on synthetic strings, the shipped XML servers and this machine. Topologies your
+ * code loads stay in your process (handles here; each test has a fresh process). */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include "../serve/work04.h"
+#include "mm_call.h"
 #include "mm_check.h"
 #include "shipped.h"
 #include "support.h"
@@ -31,8 +34,7 @@ static void check_shipped(const char *name, nb_counts_t want)
     nb_counts_t got;
     MM_ASSERT_OK(nb_topo_counts(t, &got));
     assert_counts(name, &got, &want);
-    ck_assert_msg(!hwloc_topology_is_thissystem(t), "%s is another machine's topology", name);
-    hwloc_topology_destroy(t);
+    ck_assert_msg(!tu_is_thissystem(t), "%s is another machine's topology", name);
 }
 
 MM_TEST(test_load_synthetic_counts)
@@ -48,7 +50,6 @@ MM_TEST(test_load_synthetic_counts)
         MM_ASSERT_OK(nb_topo_load_synthetic(&t, desc));
         MM_ASSERT_OK(nb_topo_counts(t, &got));
         assert_counts(desc, &got, &want);
-        hwloc_topology_destroy(t);
     }
 }
 MM_END_TEST
@@ -57,7 +58,7 @@ MM_TEST(test_load_system_matches_hwloc)
 {
     hwloc_topology_t t = NULL, oracle = tu_system();
     MM_ASSERT_OK(nb_topo_load_system(&t));
-    ck_assert_msg(hwloc_topology_is_thissystem(t), "this machine's topology must say it is");
+    ck_assert_msg(tu_is_thissystem(t), "this machine's topology must say it is");
     nb_counts_t got, want = {
         (unsigned)hwloc_get_nbobjs_by_type(oracle, HWLOC_OBJ_PACKAGE),
         (unsigned)hwloc_get_nbobjs_by_type(oracle, HWLOC_OBJ_NUMANODE),
@@ -71,7 +72,6 @@ MM_TEST(test_load_system_matches_hwloc)
                       o->attr->pcidev.vendor_id == 0x8086);
     MM_ASSERT_OK(nb_topo_counts(t, &got));
     assert_counts("this machine", &got, &want);
-    hwloc_topology_destroy(t);
     hwloc_topology_destroy(oracle);
 }
 MM_END_TEST
@@ -95,34 +95,34 @@ MM_TEST(test_load_xml_laptop_and_vm)
 }
 MM_END_TEST
 
-/* Writes `text` to a fresh file under $TMPDIR (or /tmp); the caller unlinks it. */
-static char *temp_file(const char *text, size_t len)
+/* Writes `text` to file `name` in your process's working folder (where your code can read it:
+ * the grader gives this program another); returns its path (free it). */
+static char *temp_file(const char *name, const char *text, size_t len)
 {
-    const char *dir = getenv("TMPDIR");
-    char *path = malloc(512);
-    ck_assert_ptr_nonnull(path);
-    snprintf(path, 512, "%s/nb_topo_XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(path);
-    ck_assert_msg(fd >= 0, "cannot create a file in %s", dir ? dir : "/tmp");
-    ck_assert_msg(write(fd, text, len) == (ssize_t)len, "cannot write %s", path);
-    close(fd);
+    nb_sv_file_in_t *in = malloc(sizeof *in + len);
+    char *path = malloc(3200);
+    ck_assert(in && path);
+    snprintf(in->name, sizeof in->name, "%s", name);
+    in->len = len;
+    memcpy(in->data, text, len);
+    int rc = mm_call_work("write_file", in, sizeof *in + len, path, 3200);
+    ck_assert_msg(rc == 0, "cannot write %s in your process's folder: %s", name, strerror(-rc));
+    free(in);
     return path;
 }
 
 MM_TEST(test_load_xml_file)
 {
     const nb_shipped_t *s = nb_shipped("epyc-nps4-4gpu");
-    char *xml = temp_file(s->xml, s->len), *junk = temp_file("not a topology\n", 15);
+    char *xml = temp_file("nb_topo.xml", s->xml, s->len);
+    char *junk = temp_file("nb_junk.xml", "not a topology\n", 15);
     hwloc_topology_t t = NULL;
     nb_counts_t got, want = { 1, 4, 96, 192, 8, 4 };
     int rc = nb_topo_load_xml(&t, xml), bad = nb_topo_load_xml(&t, junk);
-    unlink(xml);
-    unlink(junk);
     ck_assert_msg(rc == 0, "nb_topo_load_xml(a file holding the NPS4 server) returned %d (%s)",
                   rc, strerror(rc < 0 ? -rc : 0));
     MM_ASSERT_OK(nb_topo_counts(t, &got));
     assert_counts("the NPS4 server read from a file", &got, &want);
-    hwloc_topology_destroy(t);
     ck_assert_msg(bad == -EINVAL, "a file that is not XML must give -EINVAL, got %d", bad);
     MM_ASSERT_ERR(nb_topo_load_xml(&t, "/nonexistent/lab04/topology.xml"), -ENOENT);
     free(xml);
@@ -169,46 +169,50 @@ MM_TEST(test_pci_is_gpu)
 }
 MM_END_TEST
 
-/* nb_gpu_node of the PCI device at `busid` (e.g. "1b:00.0") of the oracle's topology. */
+/* An object of topology t of your process (a handle): the PCI device at `busid` (e.g.
+ * "1b:00.0"), or the index-th core when busid is NULL. */
+static hwloc_obj_t obj_of(hwloc_topology_t t, const char *busid, unsigned index)
+{
+    nb_sv_obj_in_t in = { (uintptr_t)t, busid != NULL, index, "" };
+    uint64_t h = 0;
+    snprintf(in.busid, sizeof in.busid, "%s", busid ? busid : "");
+    ck_assert_msg(mm_call_work("obj", &in, sizeof in, &h, sizeof h) == 0,
+                  "no PCI device %s in the shipped topology", busid ? busid : "(core)");
+    return (hwloc_obj_t)(uintptr_t)h;
+}
+
+/* nb_gpu_node of the PCI device at `busid` of topology t (loaded by hwloc in your process). */
 static int node_of(hwloc_topology_t t, const char *busid)
 {
-    unsigned bus, dev, fn;
-    ck_assert(sscanf(busid, "%x:%x.%x", &bus, &dev, &fn) == 3);
-    hwloc_obj_t o = hwloc_get_pcidev_by_busid(t, 0, bus, dev, fn);
-    ck_assert_msg(o != NULL, "no PCI device %s in the shipped topology", busid);
-    return nb_gpu_node(t, o);
+    return nb_gpu_node(t, obj_of(t, busid, 0));
 }
 
 MM_TEST(test_gpu_node_two_socket)
 {
-    hwloc_topology_t t = tu_shipped("two-socket-8gpu");
+    hwloc_topology_t t = tu_there_shipped("two-socket-8gpu");
     const char *dev[] = { "1b:00.0", "43:00.0", "52:00.0", "61:00.0", "18:00.0", "03:00.0",
                           "9d:00.0", "c3:00.0", "d1:00.0", "df:00.0", "dc:00.0", "a1:00.0" };
     for (int i = 0; i < 12; i++)
         ck_assert_msg(node_of(t, dev[i]) == i / 6, "PCI %s hangs off socket %d's host bridges: "
                       "node %d, got %d", dev[i], i / 6, i / 6, node_of(t, dev[i]));
     MM_ASSERT_ERR(nb_gpu_node(t, NULL), -EINVAL);
-    MM_ASSERT_ERR(nb_gpu_node(t, hwloc_get_obj_by_type(t, HWLOC_OBJ_CORE, 0)), -EINVAL);
-    hwloc_topology_destroy(t);
+    MM_ASSERT_ERR(nb_gpu_node(t, obj_of(t, NULL, 0)), -EINVAL);
 }
 MM_END_TEST
 
 MM_TEST(test_gpu_node_nps4_laptop_vm)
 {
-    hwloc_topology_t t = tu_shipped("epyc-nps4-4gpu");
+    hwloc_topology_t t = tu_there_shipped("epyc-nps4-4gpu");
     const char *dev[] = { "43:00.0", "63:00.0", "83:00.0", "c3:00.0", "02:00.0", "e1:00.0" };
     int want[] = { 1, 1, 2, 3, 0, 3 };
     for (int i = 0; i < 6; i++)
         ck_assert_msg(node_of(t, dev[i]) == want[i], "NPS4: PCI %s is on node %d, got %d",
                       dev[i], want[i], node_of(t, dev[i]));
-    hwloc_topology_destroy(t);
-    t = tu_shipped("laptop-1node");
+    t = tu_there_shipped("laptop-1node");
     ck_assert_msg(node_of(t, "c4:00.0") == 0, "a one-node machine: every device is on node 0");
-    hwloc_topology_destroy(t);
-    t = tu_shipped("cloud-vm-2node");
+    t = tu_there_shipped("cloud-vm-2node");
     ck_assert_msg(node_of(t, "00:04.0") == -1, "the VM's GPU hangs off the whole machine "
                   "(2 nodes): its node is unknown, -1, got %d", node_of(t, "00:04.0"));
-    hwloc_topology_destroy(t);
 }
 MM_END_TEST
 
@@ -228,7 +232,6 @@ static void check_gpus(const char *name, unsigned n, const char *const *busid, u
         ck_assert_msg(g[i].node == node[i], "%s: GPU %u (%s) on node %d, expected %d", name, i,
                       busid[i], g[i].node, node[i]);
     }
-    hwloc_topology_destroy(t);
 }
 
 MM_TEST(test_gpus_two_socket)
@@ -250,7 +253,8 @@ MM_END_TEST
 
 MM_TEST(test_gpus_limits)
 {
-    hwloc_topology_t t = tu_yours("two-socket-8gpu"), s = tu_synthetic("pack:2 numa:1 core:2 pu:1");
+    hwloc_topology_t t = tu_yours("two-socket-8gpu");
+    hwloc_topology_t s = tu_there_synthetic("pack:2 numa:1 core:2 pu:1");
     nb_gpu_t g[8];
     MM_ASSERT_ERR(nb_topo_gpus(t, g, 7), -ERANGE);
     MM_ASSERT_ERR(nb_topo_gpus(t, g, 8), 8);
@@ -258,7 +262,5 @@ MM_TEST(test_gpus_limits)
     MM_ASSERT_ERR(nb_topo_gpus(t, NULL, 8), -EINVAL);
     MM_ASSERT_ERR(nb_topo_gpus(s, NULL, 0), 0);
     MM_ASSERT_ERR(nb_topo_gpus(s, g, 8), 0);
-    hwloc_topology_destroy(t);
-    hwloc_topology_destroy(s);
 }
 MM_END_TEST

@@ -17,6 +17,9 @@ void ds_base_pattern_fill(void *arg, uint64_t i, void *rec, uint64_t record_size
  * then `count` records made by fill, written 1 MiB at a time. Returns 0 or a negative errno. */
 int ds_base_write(const char *path, uint64_t record_size, uint64_t count, ds_base_fill_fn fill,
                   void *arg);
+/* The same, to the open, empty file fd from its current offset (the caller closes fd). */
+int ds_base_write_fd(int fd, uint64_t record_size, uint64_t count, ds_base_fill_fn fill,
+                     void *arg);
 
 /* The pread loader the benchmark races your mmap reader against: record idx[k] of the file fd
  * (records of record_size bytes from data_offset) to dst + k * record_size, one pread each.
@@ -26,5 +29,8 @@ int ds_base_pread_batch(int fd, uint64_t data_offset, uint64_t record_size, cons
 
 /* This process's resident memory (VmRSS of /proc/self/status) in bytes, or -1 if unreadable. */
 long long ds_base_rss(void);
+/* The same of process `pid` (0: this one): VmRSS, or its peak VmHWM when `peak` is non-zero.
+ * The tests and the benchmark read your process's this way, from outside it. */
+long long ds_base_rss_of(int pid, int peak);
 
 #endif

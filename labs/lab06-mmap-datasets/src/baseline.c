@@ -92,11 +92,22 @@ static int write_records(int fd, uint64_t record_size, uint64_t count, ds_base_f
 int ds_base_write(const char *path, uint64_t record_size, uint64_t count, ds_base_fill_fn fill,
                   void *arg)
 {
-    if (!path || !fill || record_size == 0 || count == 0)
+    if (!path)
         return -EINVAL;
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return -errno;
+    int rc = ds_base_write_fd(fd, record_size, count, fill, arg);
+    if (close(fd) != 0 && rc == 0)
+        rc = -errno;
+    return rc;
+}
+
+int ds_base_write_fd(int fd, uint64_t record_size, uint64_t count, ds_base_fill_fn fill,
+                     void *arg)
+{
+    if (fd < 0 || !fill || record_size == 0 || count == 0)
+        return -EINVAL;
     unsigned char *block = malloc(DS_DATA_ALIGN);
     int rc = block ? 0 : -ENOMEM;
     if (rc == 0) {
@@ -106,8 +117,6 @@ int ds_base_write(const char *path, uint64_t record_size, uint64_t count, ds_bas
     if (rc == 0)
         rc = write_records(fd, record_size, count, fill, arg);
     free(block);
-    if (close(fd) != 0 && rc == 0)
-        rc = -errno;
     return rc;
 }
 
@@ -126,11 +135,21 @@ int ds_base_pread_batch(int fd, uint64_t data_offset, uint64_t record_size, cons
 
 long long ds_base_rss(void)
 {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
+    return ds_base_rss_of(0, 0);
+}
+
+long long ds_base_rss_of(int pid, int peak)
+{
+    char path[64], line[256];
+    if (pid > 0)
+        snprintf(path, sizeof path, "/proc/%d/status", pid);
+    else
+        snprintf(path, sizeof path, "/proc/self/status");
+    FILE *f = fopen(path, "r");
+    const char *field = peak ? "VmHWM:" : "VmRSS:";
     long long kib = -1;
     while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "VmRSS:", 6) == 0)
+        if (strncmp(line, field, 6) == 0)
             kib = atoll(line + 6);
     if (f)
         fclose(f);

@@ -1,14 +1,12 @@
 /* Lab 06 tests, part A: the header, its validation, and the writer. */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "baseline.h"
 #include "dsfile.h"
+#include "mm_call.h"
 #include "mm_check.h"
 #include "support.h"
 
@@ -152,69 +150,65 @@ MM_TEST(test_header_check_sizes)
 }
 MM_END_TEST
 
-static int validate_path(const char *path)
+/* ds_validate of `name` through a descriptor of your process, whose offset must not move. */
+static int validate_file(const char *name)
 {
-    int fd = open(path, O_RDONLY);
-    ck_assert_msg(fd >= 0, "cannot open %s", path);
+    int fd = tu_fd_open(name);
     ds_header_t h;
     int rc = ds_validate(fd, &h);
-    off_t pos = lseek(fd, 0, SEEK_CUR);
-    close(fd);
-    ck_assert_msg(pos == 0, "ds_validate moved the file offset to %lld: use pread",
-                  (long long)pos);
+    long long pos = tu_fd_pos(fd);
+    tu_fd_close(fd);
+    ck_assert_msg(pos == 0, "ds_validate moved the file offset to %lld: use pread", pos);
     return rc;
 }
 
 MM_TEST_F(test_validate_bad_files, &tu_scratch)
 {
-    const char *dir = tu_dir();
-    const char *p = tu_path(dir, "d.bin", 0);
+    const char *p = "d.bin";
     tu_write_bytes(p, "", 0);
-    MM_ASSERT_ERR(validate_path(p), -ENODATA);
+    MM_ASSERT_ERR(validate_file(p), -ENODATA);
     tu_write_bytes(p, "0123456789", 10);
-    MM_ASSERT_ERR(validate_path(p), -EBADMSG);
+    MM_ASSERT_ERR(validate_file(p), -EBADMSG);
     static const char text[] = "this is a text file, not a dataset; it is long enough to "
                                "hold a header, but its first 8 bytes are no magic...";
     tu_write_bytes(p, text, sizeof text);
-    MM_ASSERT_ERR(validate_path(p), -EPROTO);
+    MM_ASSERT_ERR(validate_file(p), -EPROTO);
     tu_make(p, 1000, 50, 1);
-    MM_ASSERT_OK(validate_path(p));
-    ck_assert_msg(truncate(p, 4096 + 49 * 1000 + 999) == 0, "truncate");
-    MM_ASSERT_ERR(validate_path(p), -EBADMSG);
-    ck_assert_msg(truncate(p, 4096 + 50 * 1000 + 1) == 0, "truncate");
-    MM_ASSERT_ERR(validate_path(p), -EMSGSIZE);
-    MM_ASSERT_ERR(validate_path(dir), -EISDIR);
+    MM_ASSERT_OK(validate_file(p));
+    tu_truncate(p, 4096 + 49 * 1000 + 999);
+    MM_ASSERT_ERR(validate_file(p), -EBADMSG);
+    tu_truncate(p, 4096 + 50 * 1000 + 1);
+    MM_ASSERT_ERR(validate_file(p), -EMSGSIZE);
+    MM_ASSERT_ERR(validate_file(""), -EISDIR);
     MM_ASSERT_ERR(ds_validate(-1, NULL), -EBADF);
 }
 MM_END_TEST
 
 MM_TEST_F(test_validate_header_out, &tu_scratch)
 {
-    const char *dir = tu_dir();
-    const char *p = tu_path(dir, "d.bin", 0);
+    const char *p = "d.bin";
     mm_rng_t r = MM_RNG();
     uint64_t rs = mm_rng_range(&r, 1, 5000), n = mm_rng_range(&r, 1, 500);
     tu_make(p, rs, n, 9);
-    int fd = open(p, O_RDONLY);
+    int fd = tu_fd_open(p);
     ds_header_t h;
     memset(&h, 0, sizeof h);
     MM_ASSERT_OK(ds_validate(fd, &h));
     ck_assert_msg(h.record_size == rs && h.count == n && h.data_offset == 4096,
                   "ds_validate must fill *out with the file's header");
     MM_ASSERT_OK(ds_validate(fd, NULL));
-    close(fd);
+    tu_fd_close(fd);
 }
 MM_END_TEST
 
-/* Writes n records of rs bytes (pattern, seed) with the writer, in random chunks. */
-static int write_with_writer(mm_rng_t *r, const char *path, uint64_t rs, uint64_t n,
+/* Writes n records of rs bytes (pattern, seed) at `name` with the writer, in random chunks. */
+static int write_with_writer(mm_rng_t *r, const char *name, uint64_t rs, uint64_t n,
                              uint64_t seed, ds_writer_t **keep)
 {
     ds_writer_t *w = NULL;
-    MM_ASSERT_OK(ds_writer_open(&w, path, rs));
+    MM_ASSERT_OK(ds_writer_open(&w, tu_path(name, 0), rs));
     ck_assert_ptr_nonnull(w);
-    unsigned char *buf = malloc(rs * 64);
-    ck_assert_ptr_nonnull(buf);
+    unsigned char *buf = mm_shared_alloc(rs * 64); /* your code reads it from its process */
     for (uint64_t i = 0; i < n;) {
         uint64_t m = mm_rng_range(r, 1, 64);
         m = m > n - i ? n - i : m;
@@ -223,7 +217,7 @@ static int write_with_writer(mm_rng_t *r, const char *path, uint64_t rs, uint64_
         MM_ASSERT_OK(ds_writer_append(w, buf, m));
         i += m;
     }
-    free(buf);
+    mm_shared_free(buf);
     if (keep) {
         *keep = w;
         return 0;
@@ -234,16 +228,17 @@ static int write_with_writer(mm_rng_t *r, const char *path, uint64_t rs, uint64_
 MM_TEST_F(test_writer_round_trip, &tu_scratch)
 {
     mm_rng_t r = MM_RNG();
-    const char *dir = tu_dir();
-    const char *p = tu_path(dir, "w.bin", 0);
+    const char *p = "w.bin";
     for (int round = 0; round < 5; round++) {
         uint64_t rs = mm_rng_range(&r, 1, 5000), n = mm_rng_range(&r, 1, 2000);
         MM_ASSERT_OK(write_with_writer(&r, p, rs, n, (uint64_t)round, NULL));
         ck_assert_msg(tu_file_size(p) == 4096 + rs * n, "file is %llu bytes, expected %llu",
                       (unsigned long long)tu_file_size(p), (unsigned long long)(4096 + rs * n));
-        int fd = open(p, O_RDONLY);
+        int sfd = tu_fd_open(p);
         ds_header_t h;
-        MM_ASSERT_OK(ds_validate(fd, &h));
+        MM_ASSERT_OK(ds_validate(sfd, &h));
+        tu_fd_close(sfd);
+        int fd = tu_open(p, O_RDONLY);
         unsigned char *rec = malloc(rs);
         ck_assert_ptr_nonnull(rec);
         for (uint64_t i = 0; i < n; i++) {
@@ -255,7 +250,7 @@ MM_TEST_F(test_writer_round_trip, &tu_scratch)
         }
         free(rec);
         close(fd);
-        ck_assert_msg(tu_count_entries(dir) == 1, "after commit the folder must hold only the "
+        ck_assert_msg(tu_count_entries() == 1, "after commit the folder must hold only the "
                       "dataset (is a temporary file left behind?)");
     }
 }
@@ -264,65 +259,66 @@ MM_END_TEST
 MM_TEST_F(test_writer_atomic_replace, &tu_scratch)
 {
     mm_rng_t r = MM_RNG();
-    const char *dir = tu_dir();
-    const char *p = tu_path(dir, "w.bin", 0);
+    const char *p = "w.bin";
     tu_make(p, 100, 10, 1);
     ds_writer_t *w = NULL;
     MM_ASSERT_OK(write_with_writer(&r, p, 300, 1000, 2, &w));
     ck_assert_msg(tu_file_size(p) == 4096 + 100 * 10,
                   "before commit the old dataset at the path must be untouched");
-    int fd_old = open(p, O_RDONLY);
+    int fd_old = tu_fd_open(p);
     MM_ASSERT_OK(ds_writer_commit(w));
     ck_assert_msg(tu_file_size(p) == 4096 + 300 * 1000, "after commit the path holds the new one");
     ds_header_t h;
     MM_ASSERT_OK(ds_validate(fd_old, &h));
     ck_assert_msg(h.count == 10, "a reader that opened the old file keeps reading the old file "
                   "(rename, not rewrite in place)");
-    close(fd_old);
+    tu_fd_close(fd_old);
     MM_ASSERT_OK(write_with_writer(&r, p, 50, 20, 3, &w));
     ds_writer_abort(w);
     ck_assert_msg(tu_file_size(p) == 4096 + 300 * 1000, "abort must leave the path as it was");
-    ck_assert_msg(tu_count_entries(dir) == 1, "abort must remove the temporary file");
+    ck_assert_msg(tu_count_entries() == 1, "abort must remove the temporary file");
     ds_writer_abort(NULL);
 }
 MM_END_TEST
 
+/* Your process's file-size limit, set by a workload in it (SIGXFSZ ignored there: a write past
+ * it fails with EFBIG) and read back from /proc/<pid>/limits. */
+static void set_file_limit(uint64_t bytes)
+{
+    uint64_t old;
+    MM_ASSERT_OK(mm_call_work("file_limit", &bytes, sizeof bytes, &old, sizeof old));
+    ck_assert_msg(tu_file_limit() == bytes, "your process's file-size limit is not %llu bytes",
+                  (unsigned long long)bytes);
+}
+
 MM_TEST_F(test_writer_errors, &tu_scratch)
 {
-    const char *dir = tu_dir();
     ds_writer_t *w = NULL;
-    MM_ASSERT_ERR(ds_writer_open(&w, tu_path(dir, "x", 0), 0), -EINVAL);
-    MM_ASSERT_ERR(ds_writer_open(NULL, tu_path(dir, "x", 0), 8), -EINVAL);
+    MM_ASSERT_ERR(ds_writer_open(&w, tu_path("x", 0), 0), -EINVAL);
+    MM_ASSERT_ERR(ds_writer_open(NULL, tu_path("x", 0), 8), -EINVAL);
     MM_ASSERT_ERR(ds_writer_open(&w, NULL, 8), -EINVAL);
-    MM_ASSERT_ERR(ds_writer_open(&w, tu_path(dir, "no/such/dir/x", 0), 8), -ENOENT);
+    MM_ASSERT_ERR(ds_writer_open(&w, tu_path("no/such/dir/x", 0), 8), -ENOENT);
     ck_assert_msg(w == NULL, "a failed open must not set *out");
-    MM_ASSERT_OK(ds_writer_open(&w, tu_path(dir, "x", 0), 8));
+    MM_ASSERT_OK(ds_writer_open(&w, tu_path("x", 0), 8));
     MM_ASSERT_ERR(ds_writer_append(w, NULL, 1), -EINVAL);
     MM_ASSERT_ERR(ds_writer_commit(w), -ENODATA);
-    ck_assert_msg(tu_count_entries(dir) == 0, "a dataset of no records must leave nothing");
+    ck_assert_msg(tu_count_entries() == 0, "a dataset of no records must leave nothing");
 }
 MM_END_TEST
 
 MM_TEST_F(test_writer_failure_leaves_nothing, &tu_scratch)
 {
-    const char *dir = tu_dir();
-    struct rlimit old, small;
-    getrlimit(RLIMIT_FSIZE, &old);
-    small = old;
-    small.rlim_cur = 256 * 1024; /* files may not grow past 256 KiB */
-    signal(SIGXFSZ, SIG_IGN);    /* so write() fails with EFBIG instead of killing us */
-    ck_assert(setrlimit(RLIMIT_FSIZE, &small) == 0);
+    set_file_limit(256 * 1024); /* your process's files may not grow past 256 KiB */
     ds_writer_t *w = NULL;
-    const char *p = tu_path(dir, "big.bin", 0);
-    MM_ASSERT_OK(ds_writer_open(&w, p, 4096));
-    static unsigned char rec[64 * 4096];
+    const char *p = "big.bin";
+    MM_ASSERT_OK(ds_writer_open(&w, tu_path(p, 0), 4096));
+    unsigned char *rec = mm_shared_alloc(64 * 4096);
     MM_ASSERT_OK(ds_writer_append(w, rec, 32));
     int rc = ds_writer_append(w, rec, 64);
     ck_assert_msg(rc == -EFBIG, "a write past the file-size limit must give -EFBIG, got %d", rc);
     MM_ASSERT_ERR(ds_writer_append(w, rec, 1), -EFBIG);
     MM_ASSERT_ERR(ds_writer_commit(w), -EFBIG);
-    setrlimit(RLIMIT_FSIZE, &old);
-    ck_assert_msg(access(p, F_OK) != 0, "a failed dataset must not appear at its path");
-    ck_assert_msg(tu_count_entries(dir) == 0, "a failed write must not leave a temporary file");
+    ck_assert_msg(!tu_exists(p), "a failed dataset must not appear at its path");
+    ck_assert_msg(tu_count_entries() == 0, "a failed write must not leave a temporary file");
 }
 MM_END_TEST

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mm_call.h"
 #include "mm_check.h"
 #include "sampler.h"
 
@@ -21,12 +22,12 @@ static uint64_t *oracle(uint64_t n, uint64_t seed, uint64_t epoch)
     return p;
 }
 
-/* One epoch's batches, concatenated; sizes checked against batch/drop_last. Returns the count. */
+/* One epoch's batches, concatenated; sizes checked against batch/drop_last. Returns the count.
+ * Your code writes each batch to shared memory, which the test reads. */
 static uint64_t run_epoch(ds_sampler_t *s, uint64_t n, uint64_t batch, int drop_last,
                           uint64_t *out)
 {
-    uint64_t *idx = malloc(batch * sizeof *idx), got = 0, batches = 0;
-    ck_assert_ptr_nonnull(idx);
+    uint64_t *idx = mm_shared_alloc(batch * sizeof *idx), got = 0, batches = 0;
     size_t k;
     while ((k = ds_sampler_next(s, idx)) > 0) {
         ck_assert_msg(k <= batch, "a batch of %zu indices, more than batch = %llu", k,
@@ -43,7 +44,7 @@ static uint64_t run_epoch(ds_sampler_t *s, uint64_t n, uint64_t batch, int drop_
     ck_assert_msg(batches == ds_sampler_batches(s), "the epoch had %llu batches, "
                   "ds_sampler_batches says %llu", (unsigned long long)batches,
                   (unsigned long long)ds_sampler_batches(s));
-    free(idx);
+    mm_shared_free(idx);
     return got;
 }
 
@@ -151,7 +152,7 @@ MM_TEST(test_sampler_set_epoch)
     mm_rng_t r = MM_RNG();
     uint64_t n = mm_rng_range(&r, 2, 2000), batch = mm_rng_range(&r, 1, 100);
     uint64_t seed = mm_rng_next(&r), e = mm_rng_range(&r, 1, 1000000);
-    uint64_t *all = malloc(n * 8), idx[100];
+    uint64_t *all = malloc(n * 8), *idx = mm_shared_alloc(100 * sizeof *idx);
     ck_assert_ptr_nonnull(all);
     ds_sampler_t *s = NULL;
     MM_ASSERT_OK(ds_sampler_create(&s, n, batch, 0, seed));
@@ -174,7 +175,7 @@ MM_END_TEST
 MM_TEST(test_sampler_bad_args)
 {
     ds_sampler_t *s = NULL;
-    uint64_t idx[4];
+    uint64_t *idx = mm_shared_alloc(4 * sizeof *idx);
     MM_ASSERT_ERR(ds_sampler_create(NULL, 10, 2, 0, 1), -EINVAL);
     MM_ASSERT_ERR(ds_sampler_create(&s, 0, 2, 0, 1), -EINVAL);
     MM_ASSERT_ERR(ds_sampler_create(&s, 10, 0, 0, 1), -EINVAL);

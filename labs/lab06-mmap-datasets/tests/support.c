@@ -1,78 +1,194 @@
-/* Lab 06 tests: shared helpers (see ds_test.h). */
+/* Lab 06 tests: shared helpers (see support.h). */
 #include "support.h"
 #include <check.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "baseline.h"
+#include "../serve/ds_serve.h"
 #include "mm_hw.h"
 
-/* The running test's scratch folder; made and removed by the parent process (an unchecked
- * fixture), so that a test that fails or crashes leaves no dataset behind. The test, forked after
- * the set-up, sees the path. */
-static char scratch[4096];
+/* ---- the scratch folder ---- */
 
-/* Removes path: a file, or a folder and what it holds (depth levels of folders). */
-static void remove_tree(const char *path, int depth)
+/* Where the running test's scratch folder is, for the parent process that removes it: a page
+ * shared with the test's child (made by the parent before the first test forks). */
+static struct {
+    char home[4096]; /* your process's working folder, as this process reaches it */
+    char name[32];   /* the scratch folder in it; "" when there is none */
+} *shared_note;
+static int scratch_fd = -1; /* the folder, in the test's process */
+static char scratch_name[32];
+
+/* Removes `name` in folder dfd: a file, or a folder and what it holds (depth levels of
+ * folders). Never follows a link. */
+static void remove_at(int dfd, const char *name, int depth)
 {
-    DIR *d = depth > 0 ? opendir(path) : NULL;
-    struct dirent *e;
-    char sub[4400];
-    while (d && (e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-        remove_tree(sub, depth - 1);
-    }
+    if (unlinkat(dfd, name, 0) == 0 || depth == 0)
+        return;
+    int sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = sub >= 0 ? fdopendir(sub) : NULL;
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            remove_at(dirfd(d), e->d_name, depth - 1);
     if (d)
         closedir(d);
-    if (rmdir(path) != 0)
-        unlink(path);
+    else if (sub >= 0)
+        close(sub);
+    unlinkat(dfd, name, AT_REMOVEDIR);
 }
 
 static void scratch_setup(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(scratch, sizeof scratch, "%s/ds-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(scratch))
-        scratch[0] = 0;
+    if (!shared_note) {
+        void *p = mmap(NULL, sizeof *shared_note, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        shared_note = p == MAP_FAILED ? NULL : p;
+    }
+    if (shared_note)
+        shared_note->name[0] = 0;
 }
 
 static void scratch_teardown(void)
 {
-    if (scratch[0])
-        remove_tree(scratch, 2);
-    scratch[0] = 0;
+    if (scratch_fd >= 0) /* CK_FORK=no: the test ran in this process */
+        close(scratch_fd);
+    scratch_fd = -1;
+    if (!shared_note || !shared_note->name[0])
+        return;
+    int home = open(shared_note->home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (home >= 0) {
+        remove_at(home, shared_note->name, 2);
+        close(home);
+    }
+    shared_note->name[0] = 0;
 }
 
 const mm_fixture_t tu_scratch = { .parent_setup = scratch_setup,
                                   .parent_teardown = scratch_teardown };
 
-const char *tu_dir(void)
+/* A path in /proc of your process. */
+static const char *proc_path(const char *what)
 {
-    const char *tmp = getenv("TMPDIR");
-    ck_assert_msg(scratch[0], "the test's fixture could not create a scratch folder in %s",
-                  tmp && *tmp ? tmp : "/tmp");
-    return scratch;
+    static char path[96];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)mm_student_pid(), what);
+    return path;
 }
 
-const char *tu_path(const char *dir, const char *name, int slot)
+/* Makes the scratch folder in your process's working folder (its own, or the test refuses to
+ * write there) and hands it to your process's user. */
+static void make_scratch(void)
 {
-    static char buf[4][4200];
-    snprintf(buf[slot], sizeof buf[slot], "%s/%s", dir, name);
+    char home[96], tmpl[128];
+    snprintf(home, sizeof home, "%s", proc_path("cwd"));
+    struct stat cwd, proc;
+    MM_CHECK(stat(home, &cwd) == 0 && stat(proc_path(""), &proc) == 0,
+                  "the test cannot find your process's working folder: %s", strerror(errno));
+    MM_CHECK(geteuid() != 0 || cwd.st_uid == proc.st_uid, "your process's working folder "
+                  "is not its own: it left its run folder (chdir)");
+    snprintf(tmpl, sizeof tmpl, "%s/ds-test-XXXXXX", home);
+    MM_CHECK(mkdtemp(tmpl), "the test could not make a scratch folder in your process's "
+                  "working folder: %s", strerror(errno));
+    snprintf(scratch_name, sizeof scratch_name, "%s", tmpl + strlen(home) + 1);
+    if (shared_note) {
+        ssize_t n = readlink(home, shared_note->home, sizeof shared_note->home - 1);
+        shared_note->home[n > 0 ? n : 0] = 0;
+        snprintf(shared_note->name, sizeof shared_note->name, "%s", n > 0 ? scratch_name : "");
+    }
+    scratch_fd = open(tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    MM_CHECK(scratch_fd >= 0, "cannot open the scratch folder: %s", strerror(errno));
+    if (geteuid() == 0 && proc.st_uid != 0)
+        MM_CHECK(fchown(scratch_fd, proc.st_uid, proc.st_gid) == 0,
+                      "cannot give the scratch folder to your process's user: %s",
+                      strerror(errno));
+}
+
+static int scratch(void)
+{
+    if (scratch_fd < 0)
+        make_scratch();
+    return scratch_fd;
+}
+
+const char *tu_path(const char *name, int slot)
+{
+    static char buf[4][DS_SERVE_PATH_MAX];
+    scratch();
+    snprintf(buf[slot], sizeof buf[slot], "%s%s%s", scratch_name, *name ? "/" : "", name);
     return buf[slot];
 }
 
-void tu_make(const char *path, uint64_t rs, uint64_t count, uint64_t seed)
+int tu_open(const char *name, int flags)
 {
-    int rc = ds_base_write(path, rs, count, ds_base_pattern_fill, &seed);
-    ck_assert_msg(rc == 0, "the test could not write %s: %s", path, strerror(-rc));
+    int fd = openat(scratch(), name, flags | O_NOFOLLOW | O_CLOEXEC, 0644);
+    MM_CHECK(fd >= 0, "the test cannot open %s: %s", name, strerror(errno));
+    return fd;
+}
+
+/* A new, empty file at name (whatever was there is removed first). */
+static int create(const char *name)
+{
+    unlinkat(scratch(), name, 0);
+    return tu_open(name, O_WRONLY | O_CREAT | O_EXCL);
+}
+
+void tu_make(const char *name, uint64_t rs, uint64_t count, uint64_t seed)
+{
+    int fd = create(name);
+    int rc = ds_base_write_fd(fd, rs, count, ds_base_pattern_fill, &seed);
+    close(fd);
+    MM_CHECK(rc == 0, "the test could not write %s: %s", name, strerror(-rc));
+}
+
+void tu_write_bytes(const char *name, const void *bytes, size_t len)
+{
+    int fd = create(name);
+    MM_CHECK(len == 0 || write(fd, bytes, len) == (ssize_t)len, "cannot write %s", name);
+    close(fd);
+}
+
+void tu_truncate(const char *name, uint64_t size)
+{
+    int fd = tu_open(name, O_WRONLY);
+    MM_CHECK(ftruncate(fd, (off_t)size) == 0, "cannot truncate %s", name);
+    close(fd);
+}
+
+uint64_t tu_file_size(const char *name)
+{
+    struct stat st;
+    MM_CHECK(fstatat(scratch(), name, &st, AT_SYMLINK_NOFOLLOW) == 0, "cannot stat %s",
+                  name);
+    return (uint64_t)st.st_size;
+}
+
+int tu_exists(const char *name)
+{
+    struct stat st;
+    return fstatat(scratch(), name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* Entries of the folder `path` or, for NULL, of the scratch folder. */
+static int count_entries(const char *path)
+{
+    DIR *d = path ? opendir(path) : fdopendir(dup(scratch()));
+    int n = 0;
+    if (d)
+        rewinddir(d);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+int tu_count_entries(void)
+{
+    return count_entries(NULL);
 }
 
 int tu_is_record(const void *p, uint64_t rs, uint64_t seed, uint64_t i)
@@ -84,126 +200,78 @@ int tu_is_record(const void *p, uint64_t rs, uint64_t seed, uint64_t i)
     return 1;
 }
 
-void tu_write_bytes(const char *path, const void *bytes, size_t len)
+/* ---- your process, from outside ---- */
+
+void tu_peek(const void *addr, void *dst, size_t n, const char *what)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ck_assert_msg(fd >= 0, "cannot create %s", path);
-    ck_assert_msg(len == 0 || write(fd, bytes, len) == (ssize_t)len, "cannot write %s", path);
-    close(fd);
+    MM_CHECK(mm_peek(addr, dst, n) == 0, "%s: %zu bytes at %p cannot be read in your "
+                  "process", what, n, addr);
 }
 
-uint64_t tu_file_size(const char *path)
+int tu_sample_is(const ds_reader_t *rd, uint64_t i, uint64_t rs, uint64_t seed)
 {
-    struct stat st;
-    ck_assert_msg(stat(path, &st) == 0, "cannot stat %s", path);
-    return (uint64_t)st.st_size;
-}
-
-int tu_count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d)) != NULL)
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    if (d)
-        closedir(d);
-    return n;
+    const void *s = ds_sample(rd, i);
+    unsigned char *b = malloc(rs);
+    MM_CHECK(b, "out of memory");
+    int ok = s && mm_peek(s, b, rs) == 0 && tu_is_record(b, rs, seed, i);
+    free(b);
+    return ok;
 }
 
 int tu_open_fds(void)
 {
-    return tu_count_entries("/proc/self/fd") - 1; /* minus the one opendir holds */
+    int n = count_entries(proc_path("fd"));
+    MM_CHECK(n > 0, "cannot list the descriptors of your process (%s)", proc_path("fd"));
+    return n;
+}
+
+static FILE *open_proc(const char *what)
+{
+    FILE *f = fopen(proc_path(what), "r");
+    MM_CHECK(f, "cannot read %s: %s", proc_path(what), strerror(errno));
+    return f;
 }
 
 int tu_mappings_of(const char *needle)
 {
-    FILE *f = fopen("/proc/self/maps", "r");
+    FILE *f = open_proc("maps");
     char line[4400];
     int n = 0;
-    while (f && fgets(line, sizeof line, f))
+    while (fgets(line, sizeof line, f))
         n += strstr(line, needle) != NULL;
-    if (f)
-        fclose(f);
+    fclose(f);
     return n;
 }
 
 void tu_faults(long *minor, long *major)
 {
-    struct rusage u;
-    getrusage(RUSAGE_SELF, &u);
-    *minor = u.ru_minflt;
-    *major = u.ru_majflt;
+    FILE *f = open_proc("stat");
+    char line[1024];
+    char *end = fgets(line, sizeof line, f) ? strrchr(line, ')') : NULL;
+    fclose(f);
+    /* after "pid (comm)": state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt */
+    MM_CHECK(end && sscanf(end + 1, " %*c %*d %*d %*d %*d %*d %*u %ld %*u %ld", minor,
+                                major) == 2, "cannot read the page faults of your process");
 }
 
-size_t tu_resident(const char *path, size_t *pages)
+long long tu_rss(void)
 {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), len = (size_t)tu_file_size(path), n = 0;
-    int fd = open(path, O_RDONLY);
-    ck_assert_msg(fd >= 0, "cannot open %s", path);
-    void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-    close(fd);
-    ck_assert_msg(p != MAP_FAILED, "cannot map %s", path);
-    *pages = (len + page - 1) / page;
-    unsigned char *vec = malloc(*pages);
-    ck_assert_ptr_nonnull(vec);
-    ck_assert_msg(mincore(p, len, vec) == 0, "mincore failed");
-    for (size_t i = 0; i < *pages; i++)
-        n += vec[i] & 1;
-    free(vec);
-    munmap(p, len);
-    return n;
-}
-
-double tu_drop_cache(const char *path)
-{
-    int fd = open(path, O_RDONLY);
-    ck_assert_msg(fd >= 0, "cannot open %s", path);
-    fsync(fd);
-    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    close(fd);
-    size_t pages, in = tu_resident(path, &pages);
-    return (double)in / (double)pages;
-}
-
-void tu_warm(const char *path)
-{
-    static char buf[1 << 16];
-    int fd = open(path, O_RDONLY);
-    ck_assert_msg(fd >= 0, "cannot open %s", path);
-    while (read(fd, buf, sizeof buf) > 0)
-        ;
-    close(fd);
-}
-
-size_t tu_page(void)
-{
-    return (size_t)sysconf(_SC_PAGESIZE);
-}
-
-size_t tu_cached(const void *p, size_t len, size_t *pages)
-{
-    size_t page = tu_page(), n = 0;
-    uintptr_t lo = (uintptr_t)p / page * page, hi = ((uintptr_t)p + len + page - 1) / page * page;
-    unsigned char vec[1024];
-    *pages = (hi - lo) / page;
-    ck_assert_msg(*pages <= sizeof vec, "tu_cached: range too long");
-    ck_assert_msg(mincore((void *)lo, hi - lo, vec) == 0, "mincore failed");
-    for (size_t i = 0; i < *pages; i++)
-        n += vec[i] & 1;
-    return n;
+    long long rss = ds_base_rss_of((int)mm_student_pid(), 0);
+    MM_CHECK(rss >= 0, "cannot read the VmRSS of your process");
+    return rss;
 }
 
 size_t tu_present(const void *p, size_t len)
 {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), n = 0;
+    size_t page = tu_page(), n = 0;
     uintptr_t lo = (uintptr_t)p / page, hi = ((uintptr_t)p + len + page - 1) / page;
-    int fd = open("/proc/self/pagemap", O_RDONLY);
-    ck_assert_msg(fd >= 0, "cannot open /proc/self/pagemap");
+    int fd = open(proc_path("pagemap"), O_RDONLY | O_CLOEXEC);
+    MM_CHECK(fd >= 0, "cannot open %s: %s", proc_path("pagemap"), strerror(errno));
     uint64_t e[512];
     for (uintptr_t v = lo; v < hi; v += 512) {
         size_t m = hi - v < 512 ? hi - v : 512;
-        ck_assert(pread(fd, e, m * 8, (off_t)(v * 8)) == (ssize_t)(m * 8));
+        MM_CHECK(pread(fd, e, m * 8, (off_t)(v * 8)) == (ssize_t)(m * 8), "cannot read %s",
+                 proc_path("pagemap"));
         for (size_t k = 0; k < m; k++)
             n += e[k] >> 63;
     }
@@ -214,10 +282,10 @@ size_t tu_present(const void *p, size_t len)
 int tu_find_mapping(const void *p, uintptr_t *start, uintptr_t *end, uint64_t *offset,
                     uint64_t *inode, char perms[5])
 {
-    FILE *f = fopen("/proc/self/maps", "r");
+    FILE *f = open_proc("maps");
     char line[4400];
     int found = 0;
-    while (!found && f && fgets(line, sizeof line, f)) {
+    while (!found && fgets(line, sizeof line, f)) {
         unsigned long lo, hi, ino;
         unsigned long long off;
         char pr[5];
@@ -229,9 +297,111 @@ int tu_find_mapping(const void *p, uintptr_t *start, uintptr_t *end, uint64_t *o
             found = 1;
         }
     }
-    if (f)
-        fclose(f);
+    fclose(f);
     return found;
+}
+
+uint64_t tu_file_limit(void)
+{
+    FILE *f = open_proc("limits");
+    char line[256];
+    uint64_t limit = 0;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "Max file size", 13) == 0) {
+            unsigned long long v;
+            limit = sscanf(line + 13, " %llu", &v) == 1 ? v : UINT64_MAX; /* "unlimited" */
+        }
+    fclose(f);
+    return limit;
+}
+
+int tu_reads_anything(void)
+{
+    FILE *f = open_proc("status");
+    char line[256];
+    unsigned long long caps = 0;
+    while (fgets(line, sizeof line, f))
+        sscanf(line, "CapEff: %llx", &caps);
+    fclose(f);
+    return (caps & (1ull << 1 | 1ull << 2)) != 0; /* CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH */
+}
+
+/* ---- workloads in your process ---- */
+
+int tu_fd_open(const char *name)
+{
+    ds_fd_open_in_t in;
+    snprintf(in.path, sizeof in.path, "%s", tu_path(name, 3));
+    int32_t fd = -1;
+    int rc = mm_call_work("fd_open", &in, sizeof in, &fd, sizeof fd);
+    MM_CHECK(rc >= 0, "your process could not open %s: %s", in.path, strerror(-rc));
+    return rc;
+}
+
+void tu_fd_close(int fd)
+{
+    int32_t v = fd;
+    mm_call_work("fd_close", &v, sizeof v, NULL, 0);
+}
+
+long long tu_fd_pos(int fd)
+{
+    char what[32];
+    snprintf(what, sizeof what, "fdinfo/%d", fd);
+    FILE *f = open_proc(what);
+    char line[256];
+    long long pos = -1;
+    while (fgets(line, sizeof line, f))
+        sscanf(line, "pos: %lld", &pos);
+    fclose(f);
+    return pos;
+}
+
+uint64_t tu_touch(const ds_reader_t *rd, uint64_t first, uint64_t end, uint64_t stride)
+{
+    ds_touch_in_t in = { rd, first, end, stride };
+    uint64_t at = 0;
+    int rc = mm_call_work("touch", &in, sizeof in, &at, sizeof at);
+    MM_CHECK(rc != -EFAULT, "ds_sample(%llu) returned NULL", (unsigned long long)at);
+    MM_CHECK(rc >= 0, "touching the samples failed: %s", strerror(-rc));
+    return (uint64_t)rc;
+}
+
+/* ---- the page cache ---- */
+
+size_t tu_resident(const char *name, uint64_t off, uint64_t len, size_t *pages)
+{
+    size_t page = tu_page(), size = (size_t)tu_file_size(name), n = 0;
+    size_t lo = (size_t)off / page * page, hi = len ? (size_t)(off + len) : size;
+    hi = (hi + page - 1) / page * page;
+    int fd = tu_open(name, O_RDONLY);
+    void *p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    MM_CHECK(p != MAP_FAILED, "cannot map %s", name);
+    *pages = (hi - lo) / page;
+    unsigned char *vec = malloc(*pages);
+    MM_CHECK(vec, "out of memory");
+    MM_CHECK(mincore((char *)p + lo, hi - lo, vec) == 0, "mincore failed");
+    for (size_t i = 0; i < *pages; i++)
+        n += vec[i] & 1;
+    free(vec);
+    munmap(p, size);
+    return n;
+}
+
+double tu_drop_cache(const char *name)
+{
+    int fd = tu_open(name, O_RDONLY);
+    fsync(fd);
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+    size_t pages, in = tu_resident(name, 0, 0, &pages);
+    return (double)in / (double)pages;
+}
+
+size_t tu_page(void)
+{
+    return (size_t)sysconf(_SC_PAGESIZE);
 }
 
 int tu_madvise_acts(void)
@@ -240,7 +410,7 @@ int tu_madvise_acts(void)
         return 0;
     size_t pg = tu_page();
     unsigned char *p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    ck_assert_msg(p != MAP_FAILED, "mmap of one anonymous page failed");
+    MM_CHECK(p != MAP_FAILED, "mmap of one anonymous page failed");
     p[0] = 0xA5;
     int acts = madvise(p, pg, MADV_DONTNEED) == 0 && ((volatile unsigned char *)p)[0] == 0;
     munmap(p, pg);

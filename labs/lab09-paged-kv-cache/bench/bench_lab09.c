@@ -4,14 +4,22 @@
  * object: peak concurrent sequences against the contiguous allocator, KV memory wasted, the
  * prefix-cache hit rate and the blocks parallel sampling saves by sharing. Every figure is a
  * count: the same on any machine. Each trace is replayed on its own: one that fails (an error,
- * a scheduler that never finishes) fails only the metrics that use it, with its own reason. */
+ * a scheduler that never finishes, a log that does not check) fails only the metrics that use
+ * it, with its own reason.
+ *
+ * Your code runs in a process of its own: the replay is the kv_replay workload there, which
+ * logs every step's block tables and tokens; kv_check.c rebuilds and checks them here, and
+ * every scored figure is counted from them, never taken from your statistics. */
 #include <errno.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kv_check.h"
 #include "kvcache.h"
 #include "mm_bench.h"
+#include "mm_call.h"
 #include "scheduler.h"
 #include "trace.h"
 
@@ -23,6 +31,8 @@
 #define MAX_SEQS 256   /* vLLM's default max_num_seqs */
 #define MAX_STEPS 200000
 #define SAMPLE_EVERY 16 /* steps between two points of the plotted series */
+#define LOG_BYTES ((size_t)32 << 20) /* one chunk of the replay's log, in shared memory */
+#define CHUNK_STEPS 2048              /* steps a kv_replay call runs at most */
 
 /* What one trace's replay measured; err is NULL when the trace ran to its end, else why it did
  * not (then none of its figures is reported). */
@@ -73,106 +83,126 @@ static int fail(run_t *run, const char *fmt, ...)
     return -1;
 }
 
-/* Adds one step's figures (r: what kv_sched_step said, st: the cache after it) to the run. */
-static int account(run_t *run, series_t *ser, const kv_step_t *r, const kv_stats_t *st)
+/* Adds one step's figures to the run: c as counted from the checked log, h as the student's
+ * scheduler and cache said (the preemptions and decoded tokens shown, the cached blocks
+ * plotted: never scored). */
+static int account(run_t *run, series_t *ser, const kv_rec_step_t *h, const kv_count_t *c)
 {
-    run->preempted += r->preempted;
-    run->decoded += r->decoded;
-    if (r->running_seqs > run->peak_seqs) {
-        run->peak_seqs = r->running_seqs;
+    run->preempted += h->res.preempted;
+    run->decoded += h->res.decoded;
+    if (c->seqs > run->peak_seqs) {
+        run->peak_seqs = c->seqs;
         run->peak_step = run->steps;
-        run->peak_waiting = r->waiting;
-        run->peak_room = st->free_blocks + st->cached_blocks;
+        run->peak_waiting = h->res.waiting;
+        run->peak_room = NUM_BLOCKS - c->used;
     }
-    run->reserved += (double)st->slots_reserved;
-    run->used += (double)st->slots_used;
-    run->physical += st->used_blocks;
-    run->logical += (double)st->logical_blocks;
+    run->reserved += (double)c->used * BLOCK_SIZE;
+    run->used += (double)c->slots_used;
+    run->physical += c->used;
+    run->logical += (double)c->logical;
+    uint32_t cached = h->st.cached_blocks < NUM_BLOCKS - c->used ? h->st.cached_blocks
+                                                                 : NUM_BLOCKS - c->used;
     if (run->steps % SAMPLE_EVERY == 0 &&
-        series_add(ser, (double[6]){ (double)run->steps, st->used_blocks, st->shared_blocks,
-                                     st->cached_blocks, st->free_blocks,
-                                     (double)(st->slots_reserved - st->slots_used) }))
+        series_add(ser, (double[6]){ (double)run->steps, c->used, c->shared, cached,
+                                     NUM_BLOCKS - c->used - cached,
+                                     (double)c->used * BLOCK_SIZE - (double)c->slots_used }))
         return -ENOMEM;
     return 0;
 }
 
-/* Submits the requests that have arrived, runs one step and accounts for it. Returns 0, or -1
- * with run->err set. */
-static int one_step(const kv_trace_t *t, kv_cache_t *c, kv_sched_t *s, size_t *next,
-                    run_t *run, series_t *ser, kv_step_t *r, size_t *finished)
+/* A failure of the call boundary (the student's process died) during a replay: back to it. */
+static jmp_buf boundary_jmp;
+static int in_replay;
+static char boundary_why[600];
+
+static void boundary_failed(const char *msg)
 {
-    kv_stats_t st;
-    int rc;
-    while (*next < t->n && t->arrival[*next] <= run->steps)
-        if ((rc = kv_sched_submit(s, &t->req[(*next)++])))
-            return fail(run, "trace %s: kv_sched_submit refused request %zu of the trace (%d, "
-                        "%s) at step %llu", t->name, *next - 1, rc, strerror(-rc),
-                        (unsigned long long)run->steps);
-    if ((rc = kv_sched_step(s, r)))
-        return fail(run, "trace %s: kv_sched_step failed (%d, %s) at step %llu", t->name, rc,
-                    strerror(-rc), (unsigned long long)run->steps);
-    if ((rc = kv_get_stats(c, &st)))
-        return fail(run, "trace %s: kv_get_stats failed (%d, %s) at step %llu", t->name, rc,
-                    strerror(-rc), (unsigned long long)run->steps);
-    *finished += r->finished;
-    if (account(run, ser, r, &st))
-        return fail(run, "trace %s: out of host memory for the series", t->name);
-    if (++run->steps >= MAX_STEPS)
-        return fail(run, "trace %s did not finish in %d scheduler steps (after the last: %u "
-                    "requests waiting, %u running with %u sequences, %u free + %u cached "
-                    "blocks of %d)", t->name, MAX_STEPS, r->waiting, r->running_reqs,
-                    r->running_seqs, st.free_blocks, st.cached_blocks, NUM_BLOCKS);
+    snprintf(boundary_why, sizeof boundary_why, "%s", msg);
+    if (in_replay)
+        longjmp(boundary_jmp, 1);
+    fprintf(stderr, "mlmem: %s\n", msg);
+    exit(3);
+}
+
+static const char *const WHERE[] = { "", "kv_sched_submit", "kv_sched_step",
+                                     "a query of the cache" };
+
+/* Checks and counts the `steps` records of log[0..len) (a private copy). 0, or -1 (run->err). */
+static int check_chunk(const kv_trace_t *t, kv_check_t *chk, const unsigned char *log,
+                       size_t len, int steps, run_t *run, series_t *ser)
+{
+    char why[400];
+    kv_rec_step_t h;
+    kv_count_t c;
+    size_t at = 0;
+    for (int i = 0; i < steps; i++) {
+        long n = kv_check_step(chk, log + at, len - at, &h, &c, why, sizeof why);
+        if (n < 0)
+            return fail(run, "trace %s: %s", t->name, why);
+        at += (size_t)n;
+        if (account(run, ser, &h, &c))
+            return fail(run, "trace %s: out of host memory for the series", t->name);
+        if (++run->steps >= MAX_STEPS)
+            return fail(run, "trace %s did not finish in %d scheduler steps (after the last: "
+                        "%u sequences live, %u blocks in use of %d)", t->name, MAX_STEPS,
+                        c.seqs, c.used, NUM_BLOCKS);
+    }
+    run->queries = c.queries;
+    run->hits = c.hits;
+    run->evictions = h.st.evictions;
+    run->cow_copies = h.st.cow_copies;
     return 0;
 }
 
-/* After the last step: every request finished, nothing left in the cache; the prefix figures. */
-static void check_end(const kv_trace_t *t, const kv_cache_t *c, size_t finished, run_t *run)
+/* Runs the kv_replay workload of trace k to its end, checking each chunk of steps it logs. */
+static void drive(unsigned k, const kv_trace_t *t, kv_check_t *chk, unsigned char *copy,
+                  run_t *run, series_t *ser)
 {
-    kv_stats_t st;
-    int rc;
-    if (finished != t->n) {
-        fail(run, "trace %s: %zu requests finished of %zu", t->name, finished, t->n);
-    } else if ((rc = kv_get_stats(c, &st))) {
-        fail(run, "trace %s: kv_get_stats failed (%d, %s) at the end", t->name, rc,
-             strerror(-rc));
-    } else if (st.used_blocks || st.seqs) {
-        fail(run, "trace %s: %u blocks and %u sequences still in use at the end", t->name,
-             st.used_blocks, st.seqs);
-    } else {
-        run->queries = st.prefix_queries;
-        run->hits = st.prefix_hits;
-        run->evictions = st.evictions;
-        run->cow_copies = st.cow_copies;
+    unsigned char *log = mm_shared_alloc(LOG_BYTES);
+    kv_replay_in_t in = { k, 1, NUM_BLOCKS, BLOCK_SIZE, MAX_SEQS, CHUNK_STEPS,
+                          (uint64_t)(uintptr_t)log, LOG_BYTES };
+    kv_replay_out_t out;
+    for (;;) {
+        int rc = mm_call_work("kv_replay", &in, sizeof in, &out, sizeof out);
+        in.begin = 0;
+        if (rc < 0) {
+            fail(run, "trace %s: the replay stopped at step %llu: %s%s%d (%s)", t->name,
+                 (unsigned long long)run->steps, WHERE[out.where >= 1 && out.where <= 3 ?
+                 out.where : 0], out.where >= 1 && out.where <= 3 ? " returned " : "error ",
+                 rc, strerror(-rc));
+            return;
+        }
+        if (out.used > LOG_BYTES || (rc == 0 && !out.done)) {
+            fail(run, "trace %s: the replay's log is malformed", t->name);
+            return;
+        }
+        memcpy(copy, log, out.used); /* ours now: the student's process cannot change it */
+        if (check_chunk(t, chk, copy, out.used, rc, run, ser) || out.done)
+            return;
     }
 }
 
-/* Replays t through your scheduler on a fresh cache; run->err says why if it could not. */
-static void replay(const kv_trace_t *t, run_t *run, series_t *ser)
+/* Replays trace k (t, loaded here too) through your scheduler on a fresh cache in your process
+ * (the kv_replay workload), and counts every figure from the checked log; run->err says why if
+ * it could not. */
+static void replay(unsigned k, const kv_trace_t *t, run_t *run, series_t *ser)
 {
-    kv_cache_t *c = NULL;
-    kv_sched_t *s = NULL;
-    kv_config_t cfg = { NUM_BLOCKS, BLOCK_SIZE, true, NULL };
-    kv_sched_config_t sc = { MAX_SEQS };
-    int rc;
+    kv_check_t *chk = NULL;
+    unsigned char *copy = malloc(LOG_BYTES);
     memset(run, 0, sizeof *run);
-    if ((rc = kv_create(&c, &cfg)) || !c) {
-        fail(run, "trace %s: kv_create returned %d (%s)", t->name, rc, strerror(-rc));
-        return;
+    if (!copy || kv_check_new(&chk, t, NUM_BLOCKS, BLOCK_SIZE)) {
+        fail(run, "trace %s: out of host memory for the checker", t->name);
+    } else if (setjmp(boundary_jmp) == 0) {
+        in_replay = 1;
+        drive(k, t, chk, copy, run, ser);
+        if (!run->err && kv_check_end(chk, run->why, sizeof run->why))
+            run->err = run->why;
+    } else {
+        fail(run, "trace %s: %s", t->name, boundary_why);
     }
-    if ((rc = kv_sched_create(&s, c, &sc)) || !s) {
-        fail(run, "trace %s: kv_sched_create returned %d (%s)", t->name, rc, strerror(-rc));
-        kv_destroy(c);
-        return;
-    }
-    size_t next = 0, finished = 0;
-    kv_step_t r;
-    while ((next < t->n || !kv_sched_idle(s)) &&
-           one_step(t, c, s, &next, run, ser, &r, &finished) == 0)
-        ;
-    if (!run->err)
-        check_end(t, c, finished, run);
-    kv_sched_destroy(s);
-    kv_destroy(c);
+    in_replay = 0;
+    kv_check_free(chk);
+    free(copy);
 }
 
 /* ---- the contiguous allocator: each sequence reserves MAX_LEN slots when admitted ---------- */
@@ -416,8 +446,10 @@ int main(void)
     series_t ser[KV_NTRACES];
     memset(t, 0, sizeof t);
     memset(ser, 0, sizeof ser);
+    mm_call_on_fail(boundary_failed);
+    int setup = mm_call_setup(), rc;
     for (unsigned k = 0; k < KV_NTRACES; k++) { /* each trace on its own: one failing fails */
-        int rc = kv_trace_load(k, &t[k]);      /* only the metrics that use it */
+        rc = kv_trace_load(k, &t[k]);          /* only the metrics that use it */
         if (rc) {
             memset(&yours[k], 0, sizeof yours[k]);
             memset(&base[k], 0, sizeof base[k]);
@@ -427,7 +459,10 @@ int main(void)
             continue;
         }
         contiguous(&t[k], &base[k]);
-        replay(&t[k], &yours[k], &ser[k]);
+        if (setup)
+            fail(&yours[k], "your code's program could not be started (%s)", strerror(-setup));
+        else
+            replay(k, &t[k], &yours[k], &ser[k]);
     }
     report_memory(&j, yours, base);
     report_sharing(&j, yours);

@@ -16,7 +16,7 @@ MM_TEST(test_create_bad_args)
         MM_ASSERT_ERR(kv_create(&c, &bad[i]), -EINVAL);
     ck_assert_msg(c == (kv_cache_t *)&c, "a failed kv_create must leave *out untouched");
     kv_destroy(NULL);
-    c = open_cache(8, 16, false, NULL);
+    c = open_cache(8, 16, false, KV_HASH_DEFAULT);
     kv_stats_t st = stats_of(c);
     ck_assert_msg(st.num_blocks == 8 && st.block_size == 16 && st.free_blocks == 8 &&
                   st.cached_blocks == 0 && st.used_blocks == 0 && st.seqs == 0 &&
@@ -28,7 +28,7 @@ MM_END_TEST
 
 MM_TEST(test_append_takes_block_only_when_full)
 {
-    kv_cache_t *c = open_cache(8, 4, false, NULL);
+    kv_cache_t *c = open_cache(8, 4, false, KV_HASH_DEFAULT);
     kv_token_t tok[9];
     iota(tok, 9, 100);
     int32_t a = add_seq(c, NULL, 0);
@@ -57,7 +57,7 @@ MM_END_TEST
 
 MM_TEST(test_seq_add_fills_in_order)
 {
-    kv_cache_t *c = open_cache(8, 4, false, NULL);
+    kv_cache_t *c = open_cache(8, 4, false, KV_HASH_DEFAULT);
     kv_token_t p[13], q[5];
     iota(p, 12, 1);
     p[12] = 99;
@@ -81,7 +81,7 @@ MM_END_TEST
 
 MM_TEST(test_free_releases_last_block_first)
 {
-    kv_cache_t *c = open_cache(6, 2, false, NULL);
+    kv_cache_t *c = open_cache(6, 2, false, KV_HASH_DEFAULT);
     kv_token_t p[8];
     iota(p, 8, 1);
     int32_t a = add_seq(c, p, 6), b = add_seq(c, p, 2);
@@ -102,7 +102,7 @@ MM_END_TEST
 
 MM_TEST(test_out_of_blocks_changes_nothing)
 {
-    kv_cache_t *c = open_cache(3, 4, false, NULL);
+    kv_cache_t *c = open_cache(3, 4, false, KV_HASH_DEFAULT);
     kv_token_t p[13];
     iota(p, 13, 7);
     int32_t a = add_seq(c, p, 8), id = 77;
@@ -129,7 +129,7 @@ MM_END_TEST
 
 MM_TEST(test_bad_ids_and_args)
 {
-    kv_cache_t *c = open_cache(4, 4, false, NULL);
+    kv_cache_t *c = open_cache(4, 4, false, KV_HASH_DEFAULT);
     kv_token_t p[4] = { 1, 2, 3, 4 }, out[4];
     uint32_t tab[4];
     int32_t id = 5, a = add_seq(c, p, 3), gone = add_seq(c, p, 1);
@@ -137,10 +137,13 @@ MM_TEST(test_bad_ids_and_args)
     MM_ASSERT_ERR(kv_seq_add(NULL, p, 1, &id), -EINVAL);
     MM_ASSERT_ERR(kv_seq_add(c, p, 1, NULL), -EINVAL);
     MM_ASSERT_ERR(kv_seq_add(c, NULL, 1, &id), -EINVAL);
-    MM_ASSERT_ERR(kv_seq_add(c, p, KV_MAX_SEQ_LEN + 1, &id), -EINVAL);
+    kv_token_t *big = calloc(KV_MAX_SEQ_LEN + 1, sizeof *big); /* n tokens readable */
+    ck_assert_msg(big != NULL, "test out of memory");
+    MM_ASSERT_ERR(kv_seq_add(c, big, KV_MAX_SEQ_LEN + 1, &id), -EINVAL);
     MM_ASSERT_ERR(kv_blocks_needed(NULL, p, 1), -EINVAL);
     MM_ASSERT_ERR(kv_blocks_needed(c, NULL, 1), -EINVAL);
-    MM_ASSERT_ERR(kv_blocks_needed(c, p, KV_MAX_SEQ_LEN + 1), -EINVAL);
+    MM_ASSERT_ERR(kv_blocks_needed(c, big, KV_MAX_SEQ_LEN + 1), -EINVAL);
+    free(big);
     int32_t bad[] = { -1, gone, 17, KV_MAX_SEQS, KV_MAX_SEQS + 5 };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         MM_ASSERT_ERR(kv_append(c, bad[i], 1), -EINVAL);
@@ -176,7 +179,7 @@ MM_END_TEST
 
 MM_TEST(test_seq_ids_lowest_free)
 {
-    kv_cache_t *c = open_cache(4, 4, false, NULL);
+    kv_cache_t *c = open_cache(4, 4, false, KV_HASH_DEFAULT);
     int32_t id = -1;
     for (int32_t i = 0; i < KV_MAX_SEQS; i++) {
         MM_ASSERT_OK(kv_seq_add(c, NULL, 0, &id));
@@ -196,7 +199,7 @@ MM_END_TEST
 MM_TEST(test_read_gathers_through_table)
 {
     mm_rng_t r = MM_RNG();
-    kv_cache_t *c = open_cache(256, 3, false, NULL);
+    kv_cache_t *c = open_cache(256, 3, false, KV_HASH_DEFAULT);
     enum { SEQS = 6, LEN = 90 };
     kv_token_t want[SEQS][LEN], got[LEN + 1];
     int32_t id[SEQS];

@@ -5,7 +5,7 @@
 
 MM_TEST(test_fork_shares_every_block)
 {
-    kv_cache_t *c = open_cache(8, 4, false, NULL);
+    kv_cache_t *c = open_cache(8, 4, false, KV_HASH_DEFAULT);
     kv_token_t p[6];
     iota(p, 6, 10);
     int32_t a = add_seq(c, p, 6), b = fork_seq(c, a);
@@ -26,7 +26,7 @@ MM_END_TEST
 
 MM_TEST(test_cow_copies_shared_partial_block)
 {
-    kv_cache_t *c = open_cache(8, 4, false, NULL);
+    kv_cache_t *c = open_cache(8, 4, false, KV_HASH_DEFAULT);
     kv_token_t p[8], q[8];
     iota(p, 8, 10);
     int32_t a = add_seq(c, p, 6), b = fork_seq(c, a);
@@ -52,7 +52,7 @@ MM_END_TEST
 
 MM_TEST(test_fork_full_last_block_no_copy)
 {
-    kv_cache_t *c = open_cache(8, 4, false, NULL);
+    kv_cache_t *c = open_cache(8, 4, false, KV_HASH_DEFAULT);
     kv_token_t p[8];
     iota(p, 8, 1);
     int32_t a = add_seq(c, p, 8), b = fork_seq(c, a);
@@ -67,7 +67,7 @@ MM_END_TEST
 
 MM_TEST(test_free_shared_keeps_other)
 {
-    kv_cache_t *c = open_cache(8, 4, false, NULL);
+    kv_cache_t *c = open_cache(8, 4, false, KV_HASH_DEFAULT);
     kv_token_t p[6];
     iota(p, 6, 1);
     int32_t a = add_seq(c, p, 6), b = fork_seq(c, a);
@@ -85,7 +85,7 @@ MM_END_TEST
 
 MM_TEST(test_cow_out_of_blocks)
 {
-    kv_cache_t *c = open_cache(2, 4, false, NULL);
+    kv_cache_t *c = open_cache(2, 4, false, KV_HASH_DEFAULT);
     kv_token_t p[2] = { 1, 2 }, q[3] = { 1, 2, 3 };
     int32_t a = add_seq(c, p, 2), b = fork_seq(c, a), d = fork_seq(c, a);
     append_tok(c, b, 3);
@@ -105,7 +105,7 @@ MM_TEST(test_cow_isolation_random)
 {
     mm_rng_t r = MM_RNG();
     enum { SLOTS = 24, MAXLEN = 64, OPS = 4000 };
-    kv_cache_t *c = open_cache(96, 4, false, NULL);
+    kv_cache_t *c = open_cache(96, 4, false, KV_HASH_DEFAULT);
     kv_token_t want[SLOTS][MAXLEN];
     uint32_t len[SLOTS] = { 0 };
     int32_t id[SLOTS];

@@ -4,6 +4,7 @@
  * the tables that hold each block, the statistics, and that a failed call changes nothing. */
 #include <errno.h>
 #include <stdlib.h>
+#include "mm_call.h"
 #include "support.h"
 
 enum { SLOTS = 32, MAXLEN = 96, BS = 4, NBLOCKS = 160 };
@@ -16,6 +17,19 @@ typedef struct {
     kv_token_t prefix[4][48];
 } model_t;
 
+enum { ROW = MAXLEN / BS + 2 }; /* a table's length, then its entries */
+
+/* Every live slot's block table, read at once (the kv_tables workload): rows[s][0] is its
+ * length, rows[s][1..] its entries. */
+static void tables_of(const model_t *m, uint32_t rows[SLOTS][ROW])
+{
+    kv_tables_in_t in = { (uint64_t)(uintptr_t)m->c, SLOTS, ROW - 1, { 0 } };
+    for (int s = 0; s < SLOTS; s++)
+        in.id[s] = m->id[s];
+    int rc = mm_call_work("kv_tables", &in, sizeof in, rows, sizeof(uint32_t[SLOTS][ROW]));
+    MM_CHECK(rc == 0, "the kv_tables workload returned %d", rc);
+}
+
 /* Every block's count is the number of tables holding it; a shared block sits at the same
  * logical index everywhere; the statistics add up. */
 static void check_all(const model_t *m, int op)
@@ -24,12 +38,14 @@ static void check_all(const model_t *m, int op)
     static uint32_t filled[NBLOCKS];
     uint64_t logical = 0, tokens = 0, slots_used = 0;
     uint32_t seqs = 0, used = 0, shared = 0;
+    static uint32_t rows[SLOTS][ROW];
     memset(refs, 0, sizeof refs);
+    tables_of(m, rows);
     for (int s = 0; s < SLOTS; s++) {
         if (m->id[s] < 0)
             continue;
-        uint32_t tab[MAXLEN / BS + 1];
-        int64_t n = kv_block_table(m->c, m->id[s], tab, MAXLEN / BS + 1);
+        const uint32_t *tab = rows[s] + 1;
+        int64_t n = (int32_t)rows[s][0];
         MM_CHECK(n == (m->len[s] + BS - 1) / BS, "op %d: seq %d has %lld blocks for %u tokens",
                  op, m->id[s], (long long)n, m->len[s]);
         for (int64_t i = 0; i < n; i++) {
@@ -45,9 +61,11 @@ static void check_all(const model_t *m, int op)
         tokens += m->len[s];
         seqs++;
     }
+    int32_t count[NBLOCKS];
+    block_refs(m->c, count, NBLOCKS);
     for (uint32_t b = 0; b < NBLOCKS; b++) {
-        MM_CHECK(kv_block_ref(m->c, b) == refs[b], "op %d: block %u has count %d, but %d "
-                 "tables hold it", op, b, kv_block_ref(m->c, b), refs[b]);
+        MM_CHECK(count[b] == refs[b], "op %d: block %u has count %d, but %d tables hold it", op,
+                 b, count[b], refs[b]);
         used += refs[b] > 0;
         shared += refs[b] > 1;
         slots_used += refs[b] > 0 ? filled[b] : 0;
@@ -120,7 +138,7 @@ static int one_op(model_t *m, mm_rng_t *r, int s, int t, const char **call)
     return rc;
 }
 
-static void run_model(mm_rng_t *r, kv_hash_fn h, int ops)
+static void run_model(mm_rng_t *r, kv_hash_pick_t h, int ops)
 {
     model_t *m = calloc(1, sizeof *m);
     ck_assert_msg(m != NULL, "test out of memory");
@@ -158,13 +176,13 @@ static void run_model(mm_rng_t *r, kv_hash_fn h, int ops)
 MM_TEST(test_random_ops_against_model)
 {
     mm_rng_t r = MM_RNG();
-    run_model(&r, NULL, 6000);
+    run_model(&r, KV_HASH_DEFAULT, 6000);
 }
 MM_END_TEST
 
 MM_TEST(test_random_ops_colliding_hash)
 {
     mm_rng_t r = MM_RNG();
-    run_model(&r, hash_all_collide, 2000);
+    run_model(&r, KV_HASH_COLLIDE, 2000);
 }
 MM_END_TEST

@@ -7,7 +7,7 @@
 
 MM_TEST(test_prefix_hit_shares_full_blocks)
 {
-    kv_cache_t *c = open_cache(16, 4, true, NULL);
+    kv_cache_t *c = open_cache(16, 4, true, KV_HASH_DEFAULT);
     kv_token_t p[10];
     iota(p, 10, 1);
     int32_t a = add_seq(c, p, 10);
@@ -37,7 +37,7 @@ MM_END_TEST
 
 MM_TEST(test_prefix_needs_same_parent)
 {
-    kv_cache_t *c = open_cache(16, 4, true, NULL);
+    kv_cache_t *c = open_cache(16, 4, true, KV_HASH_DEFAULT);
     kv_token_t xy[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, zy[8] = { 9, 9, 9, 9, 5, 6, 7, 8 };
     int32_t a = add_seq(c, xy, 8), b = add_seq(c, zy, 8), d = add_seq(c, xy + 4, 4);
     TABLE(c, a, "X Y", 0, 1);
@@ -55,7 +55,7 @@ MM_END_TEST
 
 MM_TEST(test_prefix_lru_and_eviction)
 {
-    kv_cache_t *c = open_cache(4, 2, true, NULL);
+    kv_cache_t *c = open_cache(4, 2, true, KV_HASH_DEFAULT);
     kv_token_t p[4] = { 1, 2, 3, 4 }, q[2] = { 5, 6 }, r[4] = { 7, 8, 9, 10 };
     int32_t a = add_seq(c, p, 4), id = 9;
     MM_ASSERT_OK(kv_seq_free(c, a));
@@ -93,8 +93,8 @@ MM_TEST(test_prefix_lru_and_eviction)
 MM_END_TEST
 
 /* The same scenario under two hashes: one that spreads and one under which everything
- * collides (hash_all_collide). Identities are compared exactly, so the tables must be the same. */
-static void collision_scenario(kv_hash_fn h, const char *hname, uint32_t tables[6][3],
+ * collides (KV_HASH_COLLIDE). Identities are compared exactly, so the tables must be the same. */
+static void collision_scenario(kv_hash_pick_t h, const char *hname, uint32_t tables[6][3],
                                int64_t len[6])
 {
     kv_cache_t *c = open_cache(16, 2, true, h);
@@ -116,19 +116,19 @@ MM_TEST(test_prefix_collisions_compared_exactly)
 {
     uint32_t t1[6][3], t2[6][3];
     int64_t l1[6], l2[6];
-    collision_scenario(NULL, "the default hash", t1, l1);
-    collision_scenario(hash_all_collide, "hash_all_collide (every block's hash is 42: every "
+    collision_scenario(KV_HASH_DEFAULT, "the default hash", t1, l1);
+    collision_scenario(KV_HASH_COLLIDE, "KV_HASH_COLLIDE (every block's hash is 42: every "
                        "lookup must compare tokens and parent)", t2, l2);
     static const uint32_t want[6][2] = { { 0, 1 }, { 0, 2 }, { 3 }, { 0, 1 }, { 4 }, { 3, 5 } };
     static const int64_t want_len[6] = { 2, 2, 1, 2, 1, 2 };
     for (int k = 0; k < 6; k++) {
         MM_CHECK(l1[k] == want_len[k] && l2[k] == want_len[k], "prompt %d: a block table of "
-                 "%lld blocks under hash_all_collide (every hash colliding), %lld under the "
+                 "%lld blocks under KV_HASH_COLLIDE (every hash colliding), %lld under the "
                  "default hash, expected %lld", k, (long long)l2[k], (long long)l1[k],
                  (long long)want_len[k]);
         for (int i = 0; i < want_len[k]; i++)
             MM_CHECK(t2[k][i] == want[k][i] && t1[k][i] == t2[k][i],
-                     "prompt %d, logical block %d: physical %u under hash_all_collide (every "
+                     "prompt %d, logical block %d: physical %u under KV_HASH_COLLIDE (every "
                      "hash colliding), %u under the default hash, expected %u", k, i,
                      t2[k][i], t1[k][i], want[k][i]);
     }
@@ -137,7 +137,7 @@ MM_END_TEST
 
 MM_TEST(test_prefix_off_never_shares)
 {
-    kv_cache_t *c = open_cache(8, 2, false, NULL);
+    kv_cache_t *c = open_cache(8, 2, false, KV_HASH_DEFAULT);
     kv_token_t p[4] = { 1, 2, 3, 4 };
     int32_t a = add_seq(c, p, 4), b = add_seq(c, p, 4);
     TABLE(c, b, "prefix caching off: the same prompt gets its own blocks", 2, 3);
@@ -159,7 +159,7 @@ MM_END_TEST
 
 MM_TEST(test_full_block_by_append_is_registered)
 {
-    kv_cache_t *c = open_cache(16, 4, true, NULL);
+    kv_cache_t *c = open_cache(16, 4, true, KV_HASH_DEFAULT);
     kv_token_t p[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
     int32_t a = add_seq(c, p, 3);
     append_tok(c, a, 4);
@@ -185,7 +185,7 @@ MM_END_TEST
  * the new contents must miss. Every hash collides, so only the parent comparison can tell. */
 MM_TEST(test_prefix_stale_parent_never_matches)
 {
-    kv_cache_t *c = open_cache(4, 2, true, hash_all_collide);
+    kv_cache_t *c = open_cache(4, 2, true, KV_HASH_COLLIDE);
     kv_token_t x[2] = { 1, 2 }, w[2] = { 7, 7 }, z[2] = { 9, 9 }, zy[4] = { 9, 9, 3, 4 };
     MM_ASSERT_OK(kv_seq_free(c, add_seq(c, x, 2))); /* X registered in block 0, then cached */
     int32_t d = add_seq(c, x, 1);
@@ -215,7 +215,7 @@ MM_END_TEST
 MM_TEST(test_blocks_needed_matches_use)
 {
     mm_rng_t r = MM_RNG();
-    kv_cache_t *c = open_cache(64, 4, true, NULL);
+    kv_cache_t *c = open_cache(64, 4, true, KV_HASH_DEFAULT);
     kv_token_t pre[3][24], prompt[40];
     int32_t live[16];
     int nlive = 0;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "mm_call.h"
 #include "scheduler.h"
 #include "support.h"
 
@@ -45,11 +46,25 @@ static kv_request_t req(uint32_t id, uint32_t n, const kv_token_t *p, uint32_t p
     return r;
 }
 
-/* kv_sched_submit of r[0..n), in order, each of which must be accepted. */
+/* kv_sched_submit of a copy of r, and of its prompt, in shared memory (the scheduler keeps the
+ * pointers; the test's own copy stays as it is). Returns what kv_sched_submit returned. */
+static int submit(kv_sched_t *s, const kv_request_t *r)
+{
+    kv_request_t *sr = mm_shared_alloc(sizeof *sr);
+    *sr = *r;
+    if (r->prompt) {
+        kv_token_t *p = mm_shared_alloc((r->prompt_len + 1) * sizeof *p);
+        memcpy(p, r->prompt, r->prompt_len * sizeof *p);
+        sr->prompt = p;
+    }
+    return kv_sched_submit(s, sr);
+}
+
+/* submit() of r[0..n), in order, each of which must be accepted. */
 static void submit_all(kv_sched_t *s, const kv_request_t *r, int n)
 {
     for (int k = 0; k < n; k++)
-        MM_ASSERT_OK(kv_sched_submit(s, &r[k]));
+        MM_ASSERT_OK(submit(s, &r[k]));
 }
 
 /* step(), adding the tokens it decoded to *decoded. */
@@ -62,7 +77,7 @@ static kv_step_t step_sum(kv_sched_t *s, uint64_t *decoded)
 
 MM_TEST(test_sched_bad_args)
 {
-    kv_cache_t *c = open_cache(8, 4, false, NULL);
+    kv_cache_t *c = open_cache(8, 4, false, KV_HASH_DEFAULT);
     kv_sched_t *s = (kv_sched_t *)&c;
     kv_sched_config_t ok = { 4 }, zero = { 0 };
     MM_ASSERT_ERR(kv_sched_create(NULL, c, &ok), -EINVAL);
@@ -83,13 +98,13 @@ MM_TEST(test_sched_bad_args)
     bad[5].out_len[1] = 0;
     bad[6].out_len[0] = KV_MAX_SEQ_LEN;
     for (int k = 0; k < 7; k++)
-        MM_CHECK(kv_sched_submit(s, &bad[k]) == -EINVAL, "bad request %d was accepted", k);
-    MM_ASSERT_ERR(kv_sched_submit(NULL, &good), -EINVAL);
+        MM_CHECK(submit(s, &bad[k]) == -EINVAL, "bad request %d was accepted", k);
+    MM_ASSERT_ERR(submit(NULL, &good), -EINVAL);
     MM_ASSERT_ERR(kv_sched_submit(s, NULL), -EINVAL);
     MM_ASSERT_ERR(kv_sched_step(NULL, NULL), -EINVAL);
     ck_assert_msg(kv_sched_idle(NULL), "kv_sched_idle(NULL): true (no scheduler, nothing to do)");
     ck_assert_msg(kv_sched_idle(s), "nothing accepted: idle");
-    MM_ASSERT_OK(kv_sched_submit(s, &good));
+    MM_ASSERT_OK(submit(s, &good));
     ck_assert_msg(!kv_sched_idle(s), "a waiting request: not idle");
     kv_sched_destroy(s);
     kv_sched_destroy(NULL);
@@ -99,7 +114,7 @@ MM_END_TEST
 
 MM_TEST(test_sched_admits_fcfs_under_budget)
 {
-    kv_cache_t *c = open_cache(20, 4, false, NULL); /* watermark: 20 * 1% = 0 blocks */
+    kv_cache_t *c = open_cache(20, 4, false, KV_HASH_DEFAULT); /* watermark: 20 * 1% = 0 blocks */
     kv_sched_t *s = open_sched(c, 64);
     kv_token_t p[32];
     iota(p, 32, 1);
@@ -128,9 +143,9 @@ MM_TEST(test_sched_watermark)
     kv_request_t r = req(0, 1, p, 796, 1); /* 199 blocks of 4 */
     uint32_t nb[3] = { 199, 200, 201 }, admitted[3] = { 0, 0, 1 };
     for (int k = 0; k < 3; k++) { /* watermark: 1, 2, 2 blocks */
-        kv_cache_t *c = open_cache(nb[k], 4, false, NULL);
+        kv_cache_t *c = open_cache(nb[k], 4, false, KV_HASH_DEFAULT);
         kv_sched_t *s = open_sched(c, 8);
-        MM_ASSERT_OK(kv_sched_submit(s, &r));
+        MM_ASSERT_OK(submit(s, &r));
         kv_step_t st = step(s);
         MM_CHECK(st.admitted == admitted[k], "%u blocks, watermark %u%% of them: a prompt of "
                  "199 blocks is %sadmitted", nb[k], KV_SCHED_WATERMARK_PCT,
@@ -143,7 +158,7 @@ MM_END_TEST
 
 MM_TEST(test_sched_max_seqs)
 {
-    kv_cache_t *c = open_cache(64, 4, false, NULL);
+    kv_cache_t *c = open_cache(64, 4, false, KV_HASH_DEFAULT);
     kv_sched_t *s = open_sched(c, 4);
     kv_token_t p[4] = { 1, 2, 3, 4 };
     kv_request_t r[2] = { req(0, 4, p, 4, 2), req(1, 1, p, 4, 1) };
@@ -158,13 +173,13 @@ MM_END_TEST
 
 MM_TEST(test_sched_preempts_last_admitted)
 {
-    kv_cache_t *c = open_cache(4, 4, false, NULL);
+    kv_cache_t *c = open_cache(4, 4, false, KV_HASH_DEFAULT);
     kv_sched_t *s = open_sched(c, 64);
     kv_token_t p[4] = { 1, 2, 3, 4 };
     kv_request_t r[4];
     for (uint32_t k = 0; k < 4; k++) {
         r[k] = req(k, 1, p, 4, 4);
-        MM_ASSERT_OK(kv_sched_submit(s, &r[k]));
+        MM_ASSERT_OK(submit(s, &r[k]));
     }
     expect_step(step(s), 4, 0, 0, 0, 4, 0, "step 1: four one-block prompts fill the 4 blocks");
     expect_step(step(s), 0, 2, 0, 2, 2, 2,
@@ -186,7 +201,7 @@ MM_END_TEST
 
 MM_TEST(test_sched_preempts_itself)
 {
-    kv_cache_t *c = open_cache(3, 2, false, NULL);
+    kv_cache_t *c = open_cache(3, 2, false, KV_HASH_DEFAULT);
     kv_sched_t *s = open_sched(c, 64);
     kv_token_t p[2] = { 1, 2 };
     kv_request_t r[2] = { req(0, 1, p, 2, 3), req(1, 1, p, 2, 3) };
@@ -213,7 +228,7 @@ MM_END_TEST
 /* A preempted request goes back to the HEAD of the waiting queue, ahead of one already waiting. */
 MM_TEST(test_sched_requeues_preempted_at_head)
 {
-    kv_cache_t *c = open_cache(3, 4, false, NULL);
+    kv_cache_t *c = open_cache(3, 4, false, KV_HASH_DEFAULT);
     kv_sched_t *s = open_sched(c, 64);
     kv_token_t pa[4], pb[4], pc[8];
     iota(pa, 4, 10);
@@ -260,7 +275,7 @@ static int run_out(kv_sched_t *s, int steps, uint64_t *decoded, uint32_t *preemp
  * full blocks it had filled are found again in the prefix cache. */
 MM_TEST(test_sched_recompute_keeps_output)
 {
-    kv_cache_t *c = open_cache(5, 4, true, NULL);
+    kv_cache_t *c = open_cache(5, 4, true, KV_HASH_DEFAULT);
     kv_sched_t *s = open_sched(c, 64);
     kv_token_t pa[4], pb[4], want[8];
     iota(pa, 4, 10);
@@ -293,7 +308,7 @@ MM_END_TEST
  * sharing the prompt's full blocks through the prefix cache (no fork). */
 MM_TEST(test_sched_readmits_samples_through_prefix_cache)
 {
-    kv_cache_t *c = open_cache(6, 4, true, NULL);
+    kv_cache_t *c = open_cache(6, 4, true, KV_HASH_DEFAULT);
     kv_sched_t *s = open_sched(c, 64);
     kv_token_t pa[4], pr[8], want[12];
     iota(pa, 4, 100);
@@ -331,12 +346,12 @@ MM_END_TEST
 
 MM_TEST(test_sched_parallel_sampling_shares_prompt)
 {
-    kv_cache_t *c = open_cache(64, 4, false, NULL);
+    kv_cache_t *c = open_cache(64, 4, false, KV_HASH_DEFAULT);
     kv_sched_t *s = open_sched(c, 64);
     kv_token_t p[11];
     iota(p, 10, 1);
     kv_request_t r = req(7, 4, p, 10, 3);
-    MM_ASSERT_OK(kv_sched_submit(s, &r));
+    MM_ASSERT_OK(submit(s, &r));
     step(s);
     kv_stats_t st = stats_of(c);
     ck_assert_msg(st.seqs == 4 && st.used_blocks == 3 && st.shared_blocks == 3 &&
@@ -384,7 +399,7 @@ MM_TEST(test_sched_random_runs_to_completion)
 {
     mm_rng_t rng = MM_RNG();
     enum { NREQ = 120 };
-    kv_cache_t *c = open_cache(96, 4, true, NULL);
+    kv_cache_t *c = open_cache(96, 4, true, KV_HASH_DEFAULT);
     kv_sched_t *s = open_sched(c, 16);
     kv_token_t *tok = calloc(NREQ * 64, sizeof *tok), pre[32];
     kv_request_t *r = calloc(NREQ, sizeof *r);
@@ -406,7 +421,7 @@ MM_TEST(test_sched_random_runs_to_completion)
     char room[300];
     while (next < NREQ || !kv_sched_idle(s)) {
         while (next < NREQ && arrive[next] <= (uint32_t)steps) {
-            int rc = kv_sched_submit(s, &r[next++]);
+            int rc = submit(s, &r[next++]);
             MM_CHECK(rc == 0, "kv_sched_submit of request %d returned %d", next - 1, rc);
         }
         kv_step_t st = step(s);

@@ -1,5 +1,6 @@
 /* Lab 09 tests: what the test files share: a cache that must open, calls that must succeed, and
- * checks of block tables, tokens and statistics with messages that say what was expected. */
+ * checks of block tables, tokens and statistics with messages that say what was expected. The
+ * student's code runs in a process of its own: caches are its handles (calls.toml). */
 #ifndef KV_SUPPORT_H
 #define KV_SUPPORT_H
 #include <stdbool.h>
@@ -7,9 +8,13 @@
 #include <stdint.h>
 #include "kvcache.h"
 #include "mm_check.h"
+#include "../serve/kv_serve.h"
 
-/* kv_create that must succeed (hash NULL: the default). */
-kv_cache_t *open_cache(uint32_t num_blocks, uint32_t block_size, bool prefix, kv_hash_fn hash);
+/* kv_create that must succeed, with the hash named (KV_HASH_DEFAULT: cfg.hash NULL). */
+kv_cache_t *open_cache(uint32_t num_blocks, uint32_t block_size, bool prefix,
+                       kv_hash_pick_t hash);
+/* Every block's count at once: refs[b] = kv_block_ref(c, b) for b < n (the kv_refs workload). */
+void block_refs(const kv_cache_t *c, int32_t *refs, uint32_t n);
 /* kv_get_stats that must succeed. */
 kv_stats_t stats_of(const kv_cache_t *c);
 /* True when every field of a and b is equal (not memcmp: the struct may have padding). */
@@ -34,8 +39,6 @@ void expect_counts(const kv_cache_t *c, uint32_t free_blocks, uint32_t cached, u
                    const char *what);
 /* tok[i] = base + i for i < n (distinct, recognisable tokens). */
 void iota(kv_token_t *tok, uint32_t n, kv_token_t base);
-/* A hash that puts every block in one bucket (every hash collides). */
-uint64_t hash_all_collide(uint64_t parent, const kv_token_t *tokens, uint32_t n);
 
 #define TABLE(c, id, what, ...)                                                        \
     do {                                                                               \

@@ -3,15 +3,21 @@
  * request, barriers per row): deterministic, the same on every machine. A kernel whose output
  * differs from the oracle's, or that touches memory outside its buffers, fails its metrics.
  * First, where a GPU is usable, the same kernels as nvcc built them are timed on it
- * (bench_gpu.c), before any of your code runs on the CPU in this process.
+ * (bench_gpu.c: device code only, loaded as data; no code of yours runs in this process).
+ * The emulator runs your kernels in your own process (calls.toml): the inputs and oracles are
+ * made here and the output is checked here, but the counts are that process's report, checked
+ * here only for plausibility (counts_plausible).
  * Prints one JSON object; the grader scores it with lab.toml's thresholds. */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mm_aligned.h"
 #include "bench_gpu.h"
 #include "cases.h"
 #include "mm_bench.h"
+#include "mm_call.h"
 #include "gpu_memory.h"
 
 #define T_BATCH 2
@@ -23,16 +29,41 @@
 #define G_DIM 128
 #define G_IDS 128
 
+/* in, want, ids: this process's; d_*: device-like memory shared with your process (page
+ * aligned, as cudaMalloc's is 256-byte aligned: a row of 32 floats is then 4 whole sectors). */
 typedef struct {
     float *in, *out, *want;
     int *ids;
+    float *d_in, *d_out;
+    int *d_ids;
 } buffers_t;
+
+/* Why the emulator's counts cannot be what a run of a kernel that loads at least `loaded` and
+ * stores at least `stored` bytes made (a request of 32 lanes of up to 16 bytes each moves 1..64
+ * sectors, a shared one needs 1..128 wavefronts), into why; 0 if they can. A bound, not a
+ * recount: counts inside it are taken as your process reports them. */
+static int counts_implausible(const kemu_stats_t *st, uint64_t loaded, uint64_t stored,
+                              char *why, size_t len)
+{
+    const kemu_class_t *g[2] = {&st->gld, &st->gst}, *s[2] = {&st->sld, &st->sst};
+    int bad = st->gld.bytes < loaded || st->gst.bytes < stored;
+    for (int i = 0; i < 2; i++) {
+        bad |= g[i]->sectors < g[i]->requests || g[i]->sectors > 64 * g[i]->requests;
+        bad |= s[i]->wavefronts < s[i]->requests || s[i]->wavefronts > 128 * s[i]->requests;
+    }
+    if (bad)
+        snprintf(why, len, "the emulator's counts from your process are impossible for this "
+                 "kernel (at least %llu bytes loaded and %llu stored)",
+                 (unsigned long long)loaded, (unsigned long long)stored);
+    return bad;
+}
 
 /* Why a run's result cannot be scored (its launch failed, it faulted, it left output unwritten,
  * or an element differs from the oracle), into why; 0 if it can be. */
-static int unusable(int rc, const kemu_stats_t *st, const float *got, const float *want,
-                    size_t n, char *why, size_t len)
+static int unusable(int rc, const kemu_stats_t *st, const float *dev, const float *want,
+                    float *got, size_t n, char *why, size_t len)
 {
+    memcpy(got, dev, n * sizeof *got); /* the output, out of the shared memory first */
     if (st->faults)
         snprintf(why, len, "the kernel touched memory outside its buffers (%llu accesses)",
                  (unsigned long long)st->faults);
@@ -76,10 +107,12 @@ static void bench_transpose(mm_json_t *j, buffers_t *b, kemu_stats_t *st)
     size_t n = (size_t)T_BATCH * T_ROWS * T_COLS;
     char why[256], detail[512];
     bench_fill(b->in, n, 1);
-    poison(b->out, n);
     oracle_transpose(b->in, b->want, T_BATCH, T_ROWS, T_COLS);
-    int rc = gm_run_transpose(b->in, b->out, T_BATCH, T_ROWS, T_COLS, st);
-    if (unusable(rc, st, b->out, b->want, n, why, sizeof why)) {
+    memcpy(b->d_in, b->in, n * sizeof *b->in);
+    poison(b->d_out, n);
+    int rc = gm_run_transpose(b->d_in, b->d_out, T_BATCH, T_ROWS, T_COLS, st);
+    if (unusable(rc, st, b->d_out, b->want, b->out, n, why, sizeof why) ||
+        counts_implausible(st, n * sizeof(float), n * sizeof(float), why, sizeof why)) {
         mm_bench_fail_all(j, names, "gm_transpose: %s", why);
         return;
     }
@@ -96,11 +129,18 @@ static void bench_transpose(mm_json_t *j, buffers_t *b, kemu_stats_t *st)
 static void bench_row_sum(mm_json_t *j, buffers_t *b, kemu_stats_t *st)
 {
     char why[256], detail[512];
-    bench_fill(b->in, (size_t)R_ROWS * R_COLS, 2);
-    poison(b->out, R_ROWS);
+    size_t n = (size_t)R_ROWS * R_COLS;
+    bench_fill(b->in, n, 2);
     oracle_row_sum(b->in, b->want, R_ROWS, R_COLS);
-    int rc = gm_run_row_sum(b->in, b->out, R_ROWS, R_COLS, st);
-    if (unusable(rc, st, b->out, b->want, R_ROWS, why, sizeof why)) {
+    memcpy(b->d_in, b->in, n * sizeof *b->in);
+    poison(b->d_out, R_ROWS);
+    int rc = gm_run_row_sum(b->d_in, b->d_out, R_ROWS, R_COLS, st);
+    if (unusable(rc, st, b->d_out, b->want, b->out, R_ROWS, why, sizeof why) ||
+        counts_implausible(st, n * sizeof(float), R_ROWS * sizeof(float), why, sizeof why) ||
+        st->blocks != R_ROWS) {
+        if (rc == 0 && st->blocks != R_ROWS)
+            snprintf(why, sizeof why, "the emulator reports %llu blocks, the launch has %d",
+                     (unsigned long long)st->blocks, R_ROWS);
         mm_bench_failf(j, "reduce_barriers", "gm_row_sum: %s", why);
         return;
     }
@@ -113,11 +153,15 @@ static void bench_row_sum(mm_json_t *j, buffers_t *b, kemu_stats_t *st)
 static void bench_gather(mm_json_t *j, buffers_t *b, kemu_stats_t *st)
 {
     char why[256], detail[512];
+    size_t n = (size_t)G_IDS * G_DIM;
     bench_fill(b->in, (size_t)G_VOCAB * G_DIM, 3);
-    poison(b->out, (size_t)G_IDS * G_DIM);
     gather_case(b->in, G_VOCAB, G_DIM, b->ids, G_IDS, b->want);
-    int rc = gm_run_gather(b->in, G_VOCAB, b->ids, b->out, G_IDS, G_DIM, st);
-    if (unusable(rc, st, b->out, b->want, (size_t)G_IDS * G_DIM, why, sizeof why)) {
+    memcpy(b->d_in, b->in, (size_t)G_VOCAB * G_DIM * sizeof *b->in);
+    memcpy(b->d_ids, b->ids, G_IDS * sizeof *b->ids);
+    poison(b->d_out, n);
+    int rc = gm_run_gather(b->d_in, G_VOCAB, b->d_ids, b->d_out, G_IDS, G_DIM, st);
+    if (unusable(rc, st, b->d_out, b->want, b->out, n, why, sizeof why) ||
+        counts_implausible(st, n * sizeof(float), n * sizeof(float), why, sizeof why)) {
         mm_bench_failf(j, "gather_sectors", "gm_gather: %s", why);
         return;
     }
@@ -139,6 +183,12 @@ static void info_traffic(mm_json_t *j, const char *name, const kemu_stats_t *st,
 
 int main(void)
 {
+    int started = mm_call_setup();
+    if (started != 0) {
+        fprintf(stderr, "mlmem: cannot start the program that runs your code: %s\n",
+                strerror(-started));
+        return 2;
+    }
     mm_json_t j;
     kemu_stats_t st[3];
     char gpu[400];
@@ -147,11 +197,12 @@ int main(void)
     bench_gpu(&j, gpu, sizeof gpu);
     size_t big = (size_t)G_VOCAB * G_DIM > (size_t)R_ROWS * R_COLS ? (size_t)G_VOCAB * G_DIM
                                                                   : (size_t)R_ROWS * R_COLS;
-    /* 256-byte aligned, as cudaMalloc's memory is: a row of 32 floats is then 4 whole sectors. */
     buffers_t b = {mm_aligned_alloc(256, big * sizeof(float)),
                    mm_aligned_alloc(256, big * sizeof(float)),
                    mm_aligned_alloc(256, big * sizeof(float)),
-                   mm_aligned_alloc(256, G_IDS * sizeof(int))};
+                   mm_aligned_alloc(256, G_IDS * sizeof(int)),
+                   mm_shared_alloc(big * sizeof(float)), mm_shared_alloc(big * sizeof(float)),
+                   mm_shared_alloc(4096)};
     if (!b.in || !b.out || !b.want || !b.ids) {
         static const char *const all[] = {"transpose_sectors", "transpose_wavefronts",
                                           "reduce_barriers", "gather_sectors", NULL};

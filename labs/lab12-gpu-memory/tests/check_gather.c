@@ -17,8 +17,12 @@ static void check_gather(mm_rng_t *r, int vocab, int dim, int n_ids, const int *
     kemu_stats_t st;
     snprintf(what, sizeof what, "%d ids of a %d x %d table", n_ids, vocab, dim);
     tu_gather(table, ids, want, n_ids, dim);
-    tu_expect_run(gm_run_gather(table, vocab, ids, out, n_ids, dim, &st), &st, what);
-    tu_expect_same(out, want, (size_t)n_ids * dim, what);
+    size_t n_out = (size_t)n_ids * dim;
+    float *d_table = tu_device(table, (size_t)vocab * dim * sizeof *table),
+          *d_out = tu_device(out, n_out * sizeof *out);
+    int *d_ids = tu_device(ids, (size_t)n_ids * sizeof *ids);
+    tu_expect_run(gm_run_gather(d_table, vocab, d_ids, d_out, n_ids, dim, &st), &st, what);
+    tu_expect_same(d_out, want, n_out, what);
     tu_free(table), tu_free(out), tu_free(want), tu_free(ids);
 }
 

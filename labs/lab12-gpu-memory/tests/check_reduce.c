@@ -14,8 +14,10 @@ static void check_row_sums(mm_rng_t *r, int rows, int cols)
     kemu_stats_t st;
     snprintf(what, sizeof what, "%d rows of %d", rows, cols);
     tu_row_sums(in, want, rows, cols);
-    tu_expect_run(gm_run_row_sum(in, out, rows, cols, &st), &st, what);
-    tu_expect_same(out, want, (size_t)rows, what);
+    float *d_in = tu_device(in, (size_t)rows * cols * sizeof *in),
+          *d_out = tu_device(out, (size_t)rows * sizeof *out);
+    tu_expect_run(gm_run_row_sum(d_in, d_out, rows, cols, &st), &st, what);
+    tu_expect_same(d_out, want, (size_t)rows, what);
     tu_free(in), tu_free(out), tu_free(want);
 }
 

@@ -1,4 +1,5 @@
-/* Lab 12 tests, part A: gm_transpose on the kernel emulator against the oracle. */
+/* Lab 12 tests, part A: gm_transpose on the kernel emulator (in the student's process) against
+ * the oracle. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "mm_check.h"
@@ -14,8 +15,9 @@ static void check_transpose(mm_rng_t *r, int batch, int rows, int cols)
     kemu_stats_t st;
     snprintf(what, sizeof what, "%d matrices of %d x %d", batch, rows, cols);
     tu_transpose(in, want, batch, rows, cols);
-    tu_expect_run(gm_run_transpose(in, out, batch, rows, cols, &st), &st, what);
-    tu_expect_same(out, want, n, what);
+    float *d_in = tu_device(in, n * sizeof *in), *d_out = tu_device(out, n * sizeof *out);
+    tu_expect_run(gm_run_transpose(d_in, d_out, batch, rows, cols, &st), &st, what);
+    tu_expect_same(d_out, want, n, what);
     tu_free(in), tu_free(out), tu_free(want);
 }
 

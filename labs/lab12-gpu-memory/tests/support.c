@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mm_aligned.h"
+#include "mm_call.h"
 #include "mm_check.h"
 #include "support.h"
 
@@ -32,6 +33,14 @@ float *tu_poisoned(size_t n)
     for (size_t i = 0; i < (n ? n : 1); i++)
         v[i] = NAN;
     return v;
+}
+
+void *tu_device(const void *host, size_t n)
+{
+    uintptr_t p = (uintptr_t)mm_shared_alloc((n ? n : 1) + 255);
+    void *dev = (void *)((p + 255) & ~(uintptr_t)255);
+    memcpy(dev, host, n);
+    return dev;
 }
 
 void tu_transpose(const float *in, float *out, int batch, int rows, int cols)
@@ -71,11 +80,14 @@ void tu_expect_run(int rc, const kemu_stats_t *st, const char *what)
                   what, (long long)st->unwritten, st->unwritten_span);
 }
 
-void tu_expect_same(const float *got, const float *want, size_t n, const char *what)
+void tu_expect_same(const float *dev, const float *want, size_t n, const char *what)
 {
+    float *got = tu_alloc((n ? n : 1) * sizeof *got);
+    memcpy(got, dev, n * sizeof *got);
     size_t i = 0;
     while (i < n && got[i] == want[i])
         i++;
     ck_assert_msg(i == n, "%s: element %zu is %g, expected %g", what, i,
                   (double)(i < n ? got[i] : 0.0f), (double)(i < n ? want[i] : 0.0f));
+    tu_free(got);
 }

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../../.."
 py=$(bash common/find-python.sh) || { echo "gpu-figures: no Python with pytest" >&2; exit 1; }
 "$py" - <<'PY' || exit 1
 import sys
-from grader import hw
+from grader.grading import hw
 f = hw.facts()
 if f.get("cuda_devices", 0) < 1:
     sys.exit(f"gpu-figures: no usable GPU here ({f.get('cuda_status', 'none found')})")

@@ -1,0 +1,174 @@
+"""`make calibrate [LAB=NN] [RUNS=20] [MARGIN=0.15]`: runs the benchmark of the reference and of
+each naive variant RUNS times, alternating; prints per metric the min/median/max value and how
+many runs got full / zero credit under the current thresholds (and how many were skipped: the
+benchmark found the machine could not show the effect); then proposes thresholds from the
+figures and writes them to the course's thresholds file (grader/rules/thresholds.py), which the
+grader uses from then on."""
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import statistics
+import tempfile
+
+from . import bench, build, hw
+from ..rules import thresholds, variants
+from ..rules.config import ConfigError
+from ..rules.labs import Lab
+from ..rules.results import SKIPPED
+
+
+def _binaries(lab: Lab, scratch: str) -> dict[str, str]:
+    subs = {"reference": variants.SOLUTIONS}
+    for name, spec in variants.declared(lab.slug).items():
+        subs[name] = variants.make(lab.slug, os.path.join(scratch, name), spec["patch"])
+    out = {}
+    for name, tree in subs.items():
+        built = build.build(lab, tree, tag=f"calibrate-{name}")
+        if not built.ok:
+            raise ConfigError(f"{name} does not build:\n{build.first_errors(built.log)}")
+        out[name] = os.path.join(built.out_dir, "bench")
+    return out
+
+
+def measure(lab: Lab, runs: int, out=print) -> dict:
+    """{variant: {metric: [item, ...]}}: RUNS benchmark runs of every variant, alternating."""
+    if not os.path.isdir(os.path.join(variants.SOLUTIONS, lab.slug)):
+        raise ConfigError(f"calibration needs the reference solution (solutions/{lab.slug}/), "
+                          "which this tree does not have")
+    with tempfile.TemporaryDirectory() as scratch:
+        bins = _binaries(lab, scratch)
+        seen: dict = {v: {m.name: [] for m in lab.metrics} for v in bins}
+        for r in range(runs):
+            for v, binary in bins.items():
+                items = bench.run_bench(lab, binary, f"calibrate-{lab.slug}-{v}").items
+                for it in items:
+                    seen[v][it.name].append(it)
+            out(f"  run {r + 1}/{runs} done")
+    return seen
+
+
+def _values(items) -> list[float]:
+    return [i.value for i in items if i.status != SKIPPED and i.value is not None]
+
+
+def fractions(m, seen: dict, variant: str) -> list[float]:
+    """What the grader scores where the reference is at hand, as calibration's alternating
+    runs give it: each round's figure over the reference's of the same round (the reference:
+    over its next round's), then the median of each two consecutive rounds (bench.ROUNDS)."""
+    ref = [i.value if i.status != SKIPPED else None for i in seen["reference"][m.name]]
+    mine = [i.value if i.status != SKIPPED else None for i in seen[variant][m.name]]
+    if variant == "reference":
+        mine, ref = mine[:-1], ref[1:]
+    per_round = [bench.fraction(m, y, r) if y is not None and r is not None else None
+                 for y, r in zip(mine, ref)]
+    k = bench.ROUNDS
+    groups = [[f for f in per_round[i:i + k] if f is not None] for i in range(0, len(per_round), k)]
+    return [statistics.median(g) for g in groups if g]
+
+
+def summary_vs_reference(lab: Lab, seen: dict, out=print):
+    timed = [m for m in lab.metrics if m.vs_reference]
+    if not timed:
+        return
+    out(f"\n  as scored where the reference is at hand (yours / reference, same round; median of "
+        f"{bench.ROUNDS} rounds)")
+    for m in timed:
+        t = m.vs_reference
+        for v in seen:
+            fr = fractions(m, seen, v)
+            if not fr:
+                continue
+            full = sum(m.score_vs_reference(f) >= m.points for f in fr)
+            zero = sum(m.score_vs_reference(f) == 0 for f in fr)
+            out(f"  {m.name:<24} {v:<10} {min(fr):7.3g} {statistics.median(fr):7.3g} "
+                f"{max(fr):7.3g}  {full:>4}  {zero:>4}  of {len(fr)}  ({t['zero']:g} / "
+                f"{t['full']:g} of the reference)")
+
+
+def _full_zero(m, its) -> tuple[int, int, int]:
+    """Of the runs not skipped: how many got full credit, how many zero, and how many there were."""
+    scored = [i for i in its if i.status != SKIPPED]
+    return (sum(i.score >= m.points for i in scored), sum(i.score == 0 for i in scored),
+            len(scored))
+
+
+def _cell(vals: list[float]) -> str:
+    return " | ".join(f"{x:.3g}" for x in (min(vals), statistics.median(vals), max(vals)))
+
+
+def handout_table(lab: Lab, seen: dict, runs: int) -> list[str]:
+    """The calibration table for the lab's handout, one row per metric and variant."""
+    rows = [f"On {hw.cpu_model()}, {hw.facts().get('cores', '?')} cores, `make calibrate LAB={lab.id} "
+            f"RUNS={runs}` ({datetime.date.today()}):", "",
+            "| metric | variant | runs | min | median | max | full | zero | skipped | "
+            "vs reference (min / median / max) |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for m in lab.metrics:
+        for v, per_metric in seen.items():
+            its = per_metric[m.name]
+            vals, skip = _values(its), sum(i.status == SKIPPED for i in its)
+            full, zero, scored = _full_zero(m, its)
+            fr = fractions(m, seen, v) if m.vs_reference else []
+            rows.append(f"| {m.name} | {v} | {len(its)} | " +
+                        (_cell(vals) if vals else "— | — | —") +
+                        f" | {full}/{scored} | {zero}/{scored} | {skip} | " +
+                        (" / ".join(f"{x:.2f}" for x in (min(fr), statistics.median(fr),
+                                                         max(fr))) if fr else "—") + " |")
+    return rows
+
+
+def summary(lab: Lab, seen: dict, runs: int, out=print):
+    out(f"\nlab {lab.id} on {hw.cpu_model()} ({hw.facts().get('cores', '?')} cores): {runs} runs "
+        "each; full/zero counted under the current thresholds")
+    out(f"  {'metric':<24} {'variant':<10} {'min':>7} {'median':>7} {'max':>7}  full  zero  "
+        "skip  (zero at / full at)")
+    for m in lab.metrics:
+        for v, per_metric in seen.items():
+            its = per_metric[m.name]
+            skip = sum(i.status == SKIPPED for i in its)
+            vals = _values(its)
+            if not vals:
+                why = next((i.output for i in its), "")
+                out(f"  {m.name:<24} {v:<10} not measured ({skip} skipped): {why}")
+                continue
+            full, zero, _ = _full_zero(m, its)
+            out(f"  {m.name:<24} {v:<10} {min(vals):7.3g} {statistics.median(vals):7.3g} "
+                f"{max(vals):7.3g}  {full:>4}  {zero:>4}  {skip:>4}  ({m.zero:g} / {m.full:g})")
+    summary_vs_reference(lab, seen, out)
+    out("\n  for the handout's Calibration section:\n")
+    for row in handout_table(lab, seen, runs):
+        out("  " + row)
+
+
+def proposals(lab: Lab, seen: dict, margin: float) -> dict[str, dict]:
+    """{metric: {zero, full, reference, naive, note}} for the thresholds file. Naive figures
+    come from the variants that claim to score zero on the metric (variants.toml)."""
+    declared = variants.declared(lab.slug)
+    out = {}
+    for m in lab.metrics:
+        ref = _values(seen["reference"][m.name])
+        naive = [x for v, spec in declared.items() if m.name in spec.get("metrics_zero", [])
+                 for x in _values(seen[v][m.name])]
+        zero, full, note = thresholds.propose(m.zero, m.full, ref, naive, margin)
+        out[m.name] = {"zero": zero, "full": full, "reference": ref, "naive": naive,
+                       "note": note}
+    return out
+
+
+def machine() -> str:
+    f = hw.facts()
+    return f"{platform.node() or 'this machine'}, {hw.cpu_model()} ({f.get('cores', '?')} cores)"
+
+
+def run(lab: Lab, runs: int, margin: float, dest: str | None, out=print) -> dict:
+    seen = measure(lab, runs, out)
+    summary(lab, seen, runs, out)
+    if dest is None:
+        return seen
+    prop = proposals(lab, seen, margin)
+    out(f"\nproposed thresholds for lab {lab.id} (written to {os.path.relpath(dest)}):")
+    for name, p in prop.items():
+        out(f"  {name:<24} zero {p['zero']:g}, full {p['full']:g}  ({p['note']})")
+    thresholds.write(dest, {f"lab{lab.id}": prop}, machine())
+    return seen

@@ -1,0 +1,167 @@
+"""The call boundary (docs/grading.md, "The two processes"): a split lab's student code runs in a
+program of its own, and what a student who has read the grader does from inside that program
+gains nothing. One hostile submission per class of the fourth round's attacks, each graded
+before and after; what the kernel refuses is tested in common/selftest/tests/
+check_student_confine.c."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, SANDBOX_ENV, grade
+from grader.confinement import boundary
+from grader.grading import build, checkrun
+from grader.rules import labs, variants
+
+pytestmark = pytest.mark.slow
+
+LAB01 = "lab01-cache-lines"
+HOSTILE = os.path.join(ROOT, "grader", "tests", "data", "hostile")
+ROOTED = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox uids)")
+SPLIT = [s for s in labs.slugs() if os.path.isfile(os.path.join(ROOT, "labs", s, "calls.toml"))]
+# What only the harness holds: test logic, the seal, the benchmark's report, Check.
+HARNESS_NAMES = ("mm_test_reached_end", "mm_seal_record", "mm_seal_init", "mm_bench_report",
+                 "srunner_run_all", "mm_call_run")
+
+
+def _with_prologue(tree: str, name: str, dest: str) -> str:
+    """Lab 01 of `tree` (labs or solutions) with grader/tests/data/hostile/<name>.c run first
+    thing in cl_line_size."""
+    with open(os.path.join(HOSTILE, name + ".c")) as f:
+        code = f.read()
+    sig = "size_t cl_line_size(void)"
+    return variants.make(LAB01, dest, [{"file": "src/counters.c", "old": sig + "\n{",
+                                        "new": code + sig + "\n{\n    hostile();"}],
+                         base=os.path.join(ROOT, tree))
+
+
+def _tests_score(sub: str, out: str, env: dict | None = None, extra=()) -> float:
+    g = grade(sub, "01", out, env={**SANDBOX_ENV, **(env or {})},
+              extra=["--parts", "tests", *extra])
+    return sum(t["score"] for t in g.tests("01").values())
+
+
+def _transcript(sub: str, tag: str) -> str:
+    """The test program's transcript for lab 01 of `sub`, the student's own output included."""
+    lab = labs.load(LAB01)
+    built = build.build(lab, sub, tag=tag)
+    assert built.ok, build.first_errors(built.log)
+    _, transcript, _ = checkrun.run_tests(lab, os.path.join(built.out_dir, "check_lab"),
+                                          f"boundary-{tag}", None)
+    return transcript
+
+
+@pytest.mark.parametrize("slug", SPLIT)
+def test_student_program_holds_nothing_of_the_harness(slug):
+    """No test, seal, report or Check in the program the student's code runs in."""
+    built = build.build(labs.load(slug), os.path.join(ROOT, "labs"), tag="boundary-nm")
+    assert built.ok, build.first_errors(built.log)
+    assert boundary.split(built.out_dir)
+    names = subprocess.run(["nm", os.path.join(built.out_dir, boundary.STUDENT_PROGRAM)],
+                           capture_output=True, text=True, check=True).stdout
+    found = [n for n in HARNESS_NAMES if f" {n}\n" in names]
+    assert not found, f"the student's program holds {found}"
+
+
+def test_harness_found_by_symbol_table_gains_nothing(tmp_path):
+    """The seal and mm_test_reached_end looked up by symbol table and load bias: not there."""
+    sub = _with_prologue("labs", "symtab", str(tmp_path / "sub"))
+    assert _tests_score(sub, str(tmp_path / "out")) == 0
+    out = _transcript(sub, "boundary-symtab")
+    assert "hostile: mm_test_reached_end absent" in out, out[-2000:]
+    assert "found" not in out.split("--- your code's output ---")[-1], out[-2000:]
+
+
+@pytest.mark.parametrize("call", ['#include "mm_seal.h"\nstatic void hostile(void) '
+                                  '{ mm_seal_record("DONE", "test_x", ""); }\n',
+                                  'void mm_test_reached_end(void);\nstatic void hostile(void) '
+                                  '{ mm_test_reached_end(); }\n'])
+def test_harness_calls_are_refused_at_build(call, tmp_path):
+    """The seal's and the test harness's functions called by name: the build refuses."""
+    sig = "size_t cl_line_size(void)"
+    sub = variants.make(LAB01, str(tmp_path / "sub"), [
+        {"file": "src/counters.c", "old": sig + "\n{", "new": call + sig + "\n{\n    hostile();"}],
+        base=os.path.join(ROOT, "labs"))
+    built = build.build(labs.load(LAB01), sub, tag="boundary-call")
+    assert not built.ok
+    assert "off limits" in build.first_errors(built.log), built.log[-2000:]
+
+
+def test_ifunc_resolver_is_refused(tmp_path):
+    """An IFUNC resolver would run inside the dynamic loader before main: refused at build."""
+    code = ("static size_t impl(void) { return 64; }\n"
+            "static size_t (*pick(void))(void) { return impl; }\n"
+            "size_t cl_line_size(void) __attribute__((ifunc(\"pick\")));\n")
+    sig = "size_t cl_line_size(void)\n{"
+    sub = variants.make(LAB01, str(tmp_path / "sub"), [{"file": "src/counters.c", "old": sig,
+                                                        "new": code + "size_t unused(void)\n{"}],
+                        base=os.path.join(ROOT, "labs"))
+    built = build.build(labs.load(LAB01), sub, tag="boundary-ifunc")
+    assert not built.ok
+    assert "indirect function" in build.first_errors(built.log), built.log[-2000:]
+
+
+@ROOTED
+@pytest.mark.parametrize("tree", ["labs", "solutions"])
+def test_reaching_out_of_the_process_gains_nothing(tree, tmp_path):
+    """A child signalling the harness, signals to all, F_SETOWN, an interval timer, SysV memory
+    (SHM_EXEC), io_uring, a user namespace: each refused, and the grade is the one the same code
+    gets without them."""
+    plain = _tests_score(os.path.join(ROOT, tree), str(tmp_path / "plain"))
+    sub = _with_prologue(tree, "reach", str(tmp_path / "sub"))
+    assert _tests_score(sub, str(tmp_path / "out")) == plain
+    out = _transcript(sub, f"boundary-reach-{tree}")
+    for what in ("fork", "kill(-1, SIGSTOP)", "F_SETOWN", "setitimer", "shmget",
+                 "io_uring_setup", "unshare(CLONE_NEWUSER)"):
+        assert f"hostile: {what} -> -1" in out, (what, out[-3000:])
+
+
+def test_folder_link_to_the_reference_is_refused(tmp_path):
+    """A lab folder that is a link to the reference's: refused, with the reason, and 0."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    os.symlink(os.path.join(ROOT, "solutions", LAB01), sub / LAB01)
+    built = build.build(labs.load(LAB01), str(sub), tag="boundary-link")
+    assert not built.ok and "symbolic link to a folder" in built.log
+    assert _tests_score(str(sub), str(tmp_path / "out")) == 0
+
+
+@ROOTED
+def test_sysv_leftovers_are_removed_and_reported(tmp_path):
+    """Where the run has no IPC namespace of its own, a segment the program leaves is removed
+    after it, and the run says so."""
+    prog = tmp_path / "leak"
+    src = tmp_path / "leak.c"
+    src.write_text("#include <sys/shm.h>\nint main(void) { return shmget(IPC_PRIVATE, 1 << 20, "
+                   "IPC_CREAT | 0600) < 0; }\n")
+    subprocess.run(["cc", "-o", str(prog), str(src)], check=True)
+    code = ("import sys; from grader.confinement import sandbox\n"
+            "with sandbox.rundir('ipc', sys.argv[1]) as d:\n"
+            "    r = sandbox.run([d + '/leak'], sandbox.Limits(timeout_s=30), cwd=d,"
+            " env=sandbox.base_env(d))\n"
+            "    print(r.returncode, r.removed_ipc)\n")
+    res = subprocess.run([sys.executable, "-c", code, str(prog)], cwd=ROOT, capture_output=True,
+                         text=True, env={**os.environ, **SANDBOX_ENV, "MLMEM_NO_NAMESPACES": "1"})
+    assert res.stdout.startswith("0 ['shared memory segment"), res.stdout + res.stderr
+    assert "still there" not in res.stdout
+
+
+def test_staff_seed_and_hidden_tests_are_not_in_the_students_process(tmp_path):
+    """The student's process has neither the seed nor the staff's seed in its environment, and
+    no hidden test in its program; the secret seed reaches no output."""
+    secret = "987654321987"
+    sub = _with_prologue("labs", "secrets", str(tmp_path / "sub"))
+    hidden = os.path.join(ROOT, "grader", "tests", "data", "hidden")
+    g = grade(sub, "01", str(tmp_path / "out"), env={**SANDBOX_ENV, "MLMEM_STAFF_SEED": secret},
+              extra=["--parts", "tests", "--hidden", hidden])
+    assert secret not in g.stdout and secret not in str(g.results)
+    os.environ["MLMEM_STAFF_SEED"] = secret
+    try:
+        out = _transcript(sub, "boundary-secrets")
+    finally:
+        del os.environ["MLMEM_STAFF_SEED"]
+    own = out.split("--- your code's output ---")[-1]
+    assert "hostile: MLMEM_SEED in /proc/self/environ: absent" in own, out[-2000:]
+    assert "hostile: MLMEM_STAFF_SEED in /proc/self/environ: absent" in own, out[-2000:]
+    assert "hostile: test_hidden in /proc/self/exe: absent" in own, out[-2000:]

@@ -1,0 +1,78 @@
+/* Lab 09: what the harness (tests/, bench/) and the lab's serve code (serve/, run in the
+ * student's process) both know: the workloads' arguments and the replay log's layout. */
+#ifndef KV_SERVE_H
+#define KV_SERVE_H
+#include <stdint.h>
+#include "kvcache.h"
+#include "scheduler.h"
+
+/* The hashes a test can ask for by name (a function pointer cannot cross the boundary). */
+typedef enum {
+    KV_HASH_DEFAULT = 0, /* cfg.hash NULL: kv_hash_default */
+    KV_HASH_COLLIDE = 1, /* every block hashes to 42: every lookup must compare exactly */
+} kv_hash_pick_t;
+
+/* kv_open: in kv_open_in_t, out kv_open_out_t; returns 0, or -EINVAL for an unknown hash. */
+typedef struct {
+    uint32_t num_blocks, block_size;
+    uint32_t prefix_caching;
+    uint32_t hash; /* kv_hash_pick_t */
+} kv_open_in_t;
+typedef struct {
+    int32_t rc;       /* kv_create's result */
+    uint32_t pad;
+    uint64_t cache;   /* the handle it made (the student's pointer) */
+} kv_open_out_t;
+
+/* kv_refs: in kv_refs_in_t; out: n int32_t, kv_block_ref(cache, b) for b < n. Returns 0. */
+typedef struct {
+    uint64_t cache;
+    uint32_t n, pad;
+} kv_refs_in_t;
+
+/* kv_tables: in kv_tables_in_t; out: n rows of 1 + cap uint32_t, row k the length of id[k]'s
+ * block table (kv_block_table's result, as uint32_t: -EINVAL reads 0xffffffea) and its first
+ * cap entries (what kv_block_table leaves unwritten reads 0xffffffff). Returns 0, or -EINVAL. */
+#define KV_TABLES_MAX 64
+typedef struct {
+    uint64_t cache;
+    uint32_t n, cap;
+    int32_t id[KV_TABLES_MAX];
+} kv_tables_in_t;
+
+/* kv_replay: replays shipped trace `trace` (kv_trace_load) on a fresh cache of num_blocks blocks
+ * of block_size tokens, prefix caching on, under a scheduler of max_seqs: one step after
+ * another, submitting each request at its arrival step first, until the scheduler is idle.
+ * `begin` starts a replay (ending any other); each call then runs steps until the log
+ * (log[0..cap), shared memory) is full or max_steps more are done, and writes one record per
+ * step (kv_rec_step_t). The next call picks up where this one stopped (a step that did not fit
+ * comes first). Returns the steps logged (>= 0), or a negative errno: -EINVAL (bad arguments,
+ * no replay started), -ENOMEM, -ENOSPC (one step's record exceeds cap), or the scheduler's or
+ * cache's own error (the replay is then over). */
+typedef struct {
+    uint32_t trace, begin;
+    uint32_t num_blocks, block_size, max_seqs, max_steps;
+    uint64_t log, cap; /* a shared buffer */
+} kv_replay_in_t;
+typedef struct {
+    uint64_t used;   /* bytes of the log written */
+    uint32_t done;   /* the scheduler is idle and every request was submitted */
+    int32_t where;   /* for an error: 1 submit, 2 step, 3 a query of the cache */
+} kv_replay_out_t;
+
+/* One step's record: the step's result, the cache's statistics after it (the student's word:
+ * shown, never scored), then nseq live sequences, ascending ids, each a kv_rec_seq_t followed
+ * by table[tfrom..tlen) (uint32_t) and tokens[kfrom..len) (kv_token_t): what changed since the
+ * sequence's previous record (a sequence not live in the previous step starts at 0). */
+typedef struct {
+    kv_step_t res;
+    kv_stats_t st;
+    uint32_t nseq, submitted; /* requests submitted so far, this step's included */
+} kv_rec_step_t;
+typedef struct {
+    int32_t id;
+    uint32_t len, tlen;
+    uint32_t tfrom, kfrom;
+} kv_rec_seq_t;
+
+#endif
