@@ -32,9 +32,6 @@
  * EPYC guest); the naive variant's similar loop 0.08 on an Intel Xeon guest: far below. */
 #define OBSERVABLE 0.5
 #define GATE_REPS 5
-/* Your process may use this much CPU while this program times its own code (memcpy, the gate),
- * plus 1% of that time: more, and the figure is not scored. */
-#define IDLE_NS 2000000u
 
 static const char *const CONVERSIONS[] = { "f32_to_bf16_vs_memcpy", "f32_to_f16_vs_memcpy",
                                            NULL };
@@ -54,8 +51,7 @@ typedef struct {
 /* What paired_ratio measured. */
 typedef struct {
     double ratio, t_base, t_yours; /* median of t_base / t_yours; median seconds of each */
-    uint64_t busy_ns;  /* CPU time your process used while this program timed its own code */
-    uint64_t watch_ns; /* the time this program timed its own code */
+    mm_idle_t idle;                /* your process, while this program timed its own code */
 } paired_t;
 
 /* The CPU's conversion instruction for one format, when it has one: timed like yours. */
@@ -159,22 +155,22 @@ static void make_input(float *x, size_t n)
     }
 }
 
-/* One timed run of c, in seconds; watch: c is this program's own code, so add your process's
- * CPU time during it to p->busy_ns (read outside the timed region). */
+/* One timed run of c, in seconds; watch: c is this program's own code, watched by the idle
+ * check (common/harness/mm_call.h) outside the timed region. */
 static double time_once(const mm_bench_case_t *c, int watch, paired_t *p)
 {
-    uint64_t cpu = watch ? mm_student_cpu_ns() : 0, t0 = mm_now_ns();
+    if (watch)
+        mm_idle_start(&p->idle);
+    uint64_t t0 = mm_now_ns();
     c->run(c->arg);
     uint64_t dt = mm_now_ns() - t0;
-    if (watch) {
-        p->busy_ns += mm_student_cpu_ns() - cpu;
-        p->watch_ns += dt;
-    }
+    if (watch)
+        mm_idle_stop(&p->idle);
     return (double)dt / 1e9;
 }
 
 /* mm_bench_paired_ratio's rounds (base, then yours, `reps` times after `warmup`), with base,
- * and yours when yours_here, watched for work of your process (paired_t.busy_ns). Returns 0 or
+ * and yours when yours_here, watched for work of your process (paired_t.idle). Returns 0 or
  * -EINVAL. */
 static int paired_ratio(const mm_bench_case_t *base, const mm_bench_case_t *yours, int yours_here,
                         unsigned warmup, unsigned reps, paired_t *p)
@@ -197,10 +193,10 @@ static int paired_ratio(const mm_bench_case_t *base, const mm_bench_case_t *your
     return 0;
 }
 
-/* Whether your process used the CPU while this program timed its own code. */
-static int disturbed(const paired_t *p)
+/* Whether your process used the CPU while this program timed its own code; why in why. */
+static int disturbed(const paired_t *p, char *why, size_t cap)
 {
-    return p->busy_ns > IDLE_NS + p->watch_ns / 100;
+    return !mm_idle_ok(&p->idle, why, cap);
 }
 
 /* Index of the first element where the bulk output differs from your scalar function (run
@@ -229,16 +225,19 @@ static void bench_hardware(const conv_case_t *c, hw_case_t *hw, char *text, size
     h.out = h.check; /* your output stays as it was checked */
     mm_bench_case_t base = { "memcpy", run_memcpy, &h }, instr = { hw->name, run_convert, &h };
     paired_t p;
+    char why[300];
     text[0] = '\0';
-    if (!hw->convert || paired_ratio(&base, &instr, 1, WARMUP, REPS, &p) != 0 || disturbed(&p))
+    if (!hw->convert || paired_ratio(&base, &instr, 1, WARMUP, REPS, &p) != 0 ||
+        disturbed(&p, why, sizeof why))
         return;
     hw->ratio = p.ratio;
     snprintf(text, len, ", hardware %s %.2fx memcpy (not scored)", hw->name, hw->ratio);
 }
 
 /* The machine's contrast: the gate's scalar conversion as a fraction of memcpy's speed (0 if
- * it could not be measured); *busy: your process ran meanwhile. */
-static double scalar_vs_memcpy(const conv_case_t *c, int *busy)
+ * it could not be measured); busy[0..cap): why it does not count (your process ran meanwhile),
+ * else empty. */
+static double scalar_vs_memcpy(const conv_case_t *c, char *busy, size_t cap)
 {
     conv_case_t s = *c;
     s.convert = scalar_n;
@@ -247,17 +246,18 @@ static double scalar_vs_memcpy(const conv_case_t *c, int *busy)
     paired_t p;
     if (paired_ratio(&base, &scalar, 1, 1, GATE_REPS, &p) != 0)
         return 0;
-    *busy = disturbed(&p);
+    if (!disturbed(&p, busy, cap))
+        busy[0] = '\0';
     return p.ratio;
 }
 
 /* Skips both conversion metrics when the gate's figure shows no room for vectorization, or
  * could not be taken on its own. */
-static int gate_fired(mm_json_t *j, double scalar, int busy)
+static int gate_fired(mm_json_t *j, double scalar, const char *busy)
 {
-    if (busy) {
-        mm_bench_skip_all(j, CONVERSIONS, "your process ran while the baseline was measured "
-                          "(the gate: memcpy and a scalar conversion of this program's own)");
+    if (busy[0]) {
+        mm_bench_skip_all(j, CONVERSIONS, "the gate (memcpy and a scalar conversion of this "
+                          "program's own): %s", busy);
         return 1;
     }
     if (scalar > 0 && scalar <= OBSERVABLE)
@@ -273,6 +273,7 @@ static int gate_fired(mm_json_t *j, double scalar, int busy)
 static void report_conversion(mm_json_t *j, const conv_case_t *c, or_fmt_t fmt,
                               const char *metric, const paired_t *p, long bad, const char *hw)
 {
+    char why[300];
     if (bad == -3)
         mm_bench_fail(j, metric, "your code changed its input (src), which it must only read");
     else if (bad == -2)
@@ -281,10 +282,8 @@ static void report_conversion(mm_json_t *j, const conv_case_t *c, or_fmt_t fmt,
         mm_bench_failf(j, metric, "bulk output differs from the scalar function at element %ld "
                        "(input 0x%08x): 0x%04x, the scalar function 0x%04x", bad,
                        or_bits(c->mine[bad]), c->out[bad], c->check[bad]);
-    else if (disturbed(p))
-        mm_bench_skipf(j, metric, "your process ran while the baseline was measured (%.1f ms "
-                       "of CPU during %.1f ms of memcpy)", (double)p->busy_ns / 1e6,
-                       (double)p->watch_ns / 1e6);
+    else if (disturbed(p, why, sizeof why))
+        mm_bench_skip(j, metric, why);
     else
         mm_bench_metricf(j, metric, p->ratio, "x memcpy", "memcpy %.1f ms (%.1f GB/s), your %s "
                          "%.1f ms%s; medians of %d rounds, your calls timed by this program",
@@ -306,7 +305,8 @@ static void bench_conversion(mm_json_t *j, conv_case_t *c, or_fmt_t fmt, const c
         return;
     }
     long bad = first_mismatch(c, fmt);
-    if (bad == -1 && !disturbed(&p))
+    char why[300];
+    if (bad == -1 && !disturbed(&p, why, sizeof why))
         bench_hardware(c, hw, hw_text, sizeof hw_text);
     report_conversion(j, c, fmt, metric, &p, bad, hw_text);
 }
@@ -427,8 +427,8 @@ int main(void)
         conv_case_t hf = bf;
         hf.convert = mp_f32_to_f16_n;
         memcpy((float *)bf.src, mine, (size_t)N * sizeof *mine);
-        int busy = 0;
-        scalar = scalar_vs_memcpy(&hf, &busy);
+        char busy[300] = "";
+        scalar = scalar_vs_memcpy(&hf, busy, sizeof busy);
         if (!gate_fired(&j, scalar, busy)) {
             bench_conversion(&j, &bf, OR_BF16, "f32_to_bf16_vs_memcpy", &hwbf);
             bench_conversion(&j, &hf, OR_F16, "f32_to_f16_vs_memcpy", &hw16);
