@@ -1,15 +1,21 @@
 /* Lab 08 benchmark: your bulk fp32 -> bf16 / fp16 conversions against memcpy of the same input,
  * in the same run, next to the CPU's own conversion instruction where it has one (the limit,
  * reported, not scored); their exactness against an independent oracle; and the ZeRO figures of
- * your budget functions for `make plots`. Prints one JSON object (common/mm_bench.h). */
+ * your budget functions for `make plots`. Prints one JSON object (common/mm_bench.h).
+ * Your code runs in a process of its own (common/harness/mm_call.h): this program times each of
+ * its calls from outside, runs memcpy and the gate's scalar conversion itself, and scores no
+ * figure taken while your process used the CPU during those. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mm_bench.h"
+#include "mm_call.h"
 #include "mm_rng.h"
 #include "mp_budget.h"
 #include "mp_convert.h"
+#include "mm_timer.h"
+#include "../serve/mp_work.h"
 #include "../tests/oracle.h"
 #if defined(__aarch64__)
 #include <arm_neon.h>
@@ -33,12 +39,20 @@ static const char *const CONVERSIONS[] = { "f32_to_bf16_vs_memcpy", "f32_to_f16_
 typedef int (*convert_fn)(const float *, uint16_t *, size_t);
 
 typedef struct {
-    const float *src;
-    float *copy;
-    uint16_t *out;
+    const float *src;  /* shared: the input */
+    const float *mine; /* this program's copy of it */
+    float *copy;       /* shared: memcpy's destination */
+    uint16_t *out;     /* shared: the conversion's output */
+    uint16_t *check;   /* shared: other outputs (your scalar function's, the gate's) */
     convert_fn convert;
     int rc; /* the first error the conversion returned */
 } conv_case_t;
+
+/* What paired_ratio measured. */
+typedef struct {
+    double ratio, t_base, t_yours; /* median of t_base / t_yours; median seconds of each */
+    mm_idle_t idle;                /* your process, while this program timed its own code */
+} paired_t;
 
 /* The CPU's conversion instruction for one format, when it has one: timed like yours. */
 typedef struct {
@@ -141,14 +155,64 @@ static void make_input(float *x, size_t n)
     }
 }
 
-/* Index of the first element where the bulk output differs from the scalar function, or -1. */
+/* One timed run of c, in seconds; watch: c is this program's own code, watched by the idle
+ * check (common/harness/mm_call.h) outside the timed region. */
+static double time_once(const mm_bench_case_t *c, int watch, paired_t *p)
+{
+    if (watch)
+        mm_idle_start(&p->idle);
+    uint64_t t0 = mm_now_ns();
+    c->run(c->arg);
+    uint64_t dt = mm_now_ns() - t0;
+    if (watch)
+        mm_idle_stop(&p->idle);
+    return (double)dt / 1e9;
+}
+
+/* mm_bench_paired_ratio's rounds (base, then yours, `reps` times after `warmup`), with base,
+ * and yours when yours_here, watched for work of your process (paired_t.idle). Returns 0 or
+ * -EINVAL. */
+static int paired_ratio(const mm_bench_case_t *base, const mm_bench_case_t *yours, int yours_here,
+                        unsigned warmup, unsigned reps, paired_t *p)
+{
+    double tb[REPS], ty[REPS], r[REPS];
+    if (reps == 0 || reps > REPS)
+        return -EINVAL;
+    *p = (paired_t){ 0 };
+    for (unsigned w = 0; w < warmup; w++) {
+        base->run(base->arg);
+        yours->run(yours->arg);
+    }
+    for (unsigned k = 0; k < reps; k++) {
+        tb[k] = time_once(base, 1, p);
+        ty[k] = time_once(yours, yours_here, p);
+        r[k] = tb[k] / ty[k];
+    }
+    p->ratio = mm_median(r, reps);
+    p->t_base = mm_median(tb, reps), p->t_yours = mm_median(ty, reps);
+    return 0;
+}
+
+/* Whether your process used the CPU while this program timed its own code; why in why. */
+static int disturbed(const paired_t *p, char *why, size_t cap)
+{
+    return !mm_idle_ok(&p->idle, why, cap);
+}
+
+/* Index of the first element where the bulk output differs from your scalar function (run
+ * over the same input by the `convert` workload, into c->check), -1 if none, -2 if the
+ * workload failed, -3 if the input is no longer the one this program wrote. */
 static long first_mismatch(const conv_case_t *c, or_fmt_t fmt)
 {
-    for (size_t i = 0; i < N; i++) {
-        uint16_t want = fmt == OR_F16 ? mp_f32_to_f16(c->src[i]) : mp_f32_to_bf16(c->src[i]);
-        if (c->out[i] != want)
+    if (memcmp(c->src, c->mine, (size_t)N * sizeof *c->src) != 0)
+        return -3;
+    mp_work_convert_t q = { fmt == OR_F16 ? MP_WORK_F16 : MP_WORK_BF16, 1, 0, N,
+                            (uintptr_t)c->src, (uintptr_t)c->check };
+    if (mm_call_work("convert", &q, sizeof q, NULL, 0) != 0)
+        return -2;
+    for (size_t i = 0; i < N; i++)
+        if (c->out[i] != c->check[i])
             return (long)i;
-    }
     return -1;
 }
 
@@ -158,29 +222,44 @@ static void bench_hardware(const conv_case_t *c, hw_case_t *hw, char *text, size
 {
     conv_case_t h = *c;
     h.convert = hw->convert;
+    h.out = h.check; /* your output stays as it was checked */
     mm_bench_case_t base = { "memcpy", run_memcpy, &h }, instr = { hw->name, run_convert, &h };
+    paired_t p;
+    char why[300];
     text[0] = '\0';
-    if (!hw->convert || mm_bench_paired_ratio(&base, &instr, WARMUP, REPS, &hw->ratio, NULL,
-                                              NULL) != 0)
+    if (!hw->convert || paired_ratio(&base, &instr, 1, WARMUP, REPS, &p) != 0 ||
+        disturbed(&p, why, sizeof why))
         return;
+    hw->ratio = p.ratio;
     snprintf(text, len, ", hardware %s %.2fx memcpy (not scored)", hw->name, hw->ratio);
 }
 
-/* The machine's contrast: the gate's scalar conversion as a fraction of memcpy's speed. */
-static double scalar_vs_memcpy(const conv_case_t *c)
+/* The machine's contrast: the gate's scalar conversion as a fraction of memcpy's speed (0 if
+ * it could not be measured); busy[0..cap): why it does not count (your process ran meanwhile),
+ * else empty. */
+static double scalar_vs_memcpy(const conv_case_t *c, char *busy, size_t cap)
 {
     conv_case_t s = *c;
     s.convert = scalar_n;
+    s.out = s.check;
     mm_bench_case_t base = { "memcpy", run_memcpy, &s }, scalar = { "scalar", run_convert, &s };
-    double ratio = 0;
-    if (mm_bench_paired_ratio(&base, &scalar, 1, GATE_REPS, &ratio, NULL, NULL) != 0)
-        ratio = 0;
-    return ratio;
+    paired_t p;
+    if (paired_ratio(&base, &scalar, 1, 1, GATE_REPS, &p) != 0)
+        return 0;
+    if (!disturbed(&p, busy, cap))
+        busy[0] = '\0';
+    return p.ratio;
 }
 
-/* Skips both conversion metrics when the gate's figure shows no room for vectorization. */
-static int gate_fired(mm_json_t *j, double scalar)
+/* Skips both conversion metrics when the gate's figure shows no room for vectorization, or
+ * could not be taken on its own. */
+static int gate_fired(mm_json_t *j, double scalar, const char *busy)
 {
+    if (busy[0]) {
+        mm_bench_skip_all(j, CONVERSIONS, "the gate (memcpy and a scalar conversion of this "
+                          "program's own): %s", busy);
+        return 1;
+    }
     if (scalar > 0 && scalar <= OBSERVABLE)
         return 0;
     mm_bench_skip_all(j, CONVERSIONS, "this run cannot show vectorization: a scalar conversion, "
@@ -190,28 +269,46 @@ static int gate_fired(mm_json_t *j, double scalar)
     return 1;
 }
 
+/* The metric from a measurement whose output was checked (bad: first_mismatch's answer). */
+static void report_conversion(mm_json_t *j, const conv_case_t *c, or_fmt_t fmt,
+                              const char *metric, const paired_t *p, long bad, const char *hw)
+{
+    char why[300];
+    if (bad == -3)
+        mm_bench_fail(j, metric, "your code changed its input (src), which it must only read");
+    else if (bad == -2)
+        mm_bench_fail(j, metric, "your scalar conversion failed over the benchmark's input");
+    else if (bad >= 0)
+        mm_bench_failf(j, metric, "bulk output differs from the scalar function at element %ld "
+                       "(input 0x%08x): 0x%04x, the scalar function 0x%04x", bad,
+                       or_bits(c->mine[bad]), c->out[bad], c->check[bad]);
+    else if (disturbed(p, why, sizeof why))
+        mm_bench_skip(j, metric, why);
+    else
+        mm_bench_metricf(j, metric, p->ratio, "x memcpy", "memcpy %.1f ms (%.1f GB/s), your %s "
+                         "%.1f ms%s; medians of %d rounds, your calls timed by this program",
+                         p->t_base * 1e3, 2 * 0x1p26 / p->t_base / 1e9,
+                         fmt == OR_F16 ? "fp16" : "bf16", p->t_yours * 1e3, hw, REPS);
+}
+
 static void bench_conversion(mm_json_t *j, conv_case_t *c, or_fmt_t fmt, const char *metric,
                              hw_case_t *hw)
 {
     mm_bench_case_t base = { "memcpy", run_memcpy, c }, yours = { "yours", run_convert, c };
-    double ratio, tb, ty;
-    char hw_text[100];
+    paired_t p;
+    char hw_text[100] = "";
     memset(c->out, 0, (size_t)N * sizeof *c->out);
     c->rc = 0;
-    int timed = mm_bench_paired_ratio(&base, &yours, WARMUP, REPS, &ratio, &tb, &ty);
-    long bad = c->rc || timed ? -2 : first_mismatch(c, fmt);
-    if (bad == -2) {
+    if (paired_ratio(&base, &yours, 0, WARMUP, REPS, &p) != 0 || c->rc) {
         mm_bench_failf(j, metric, "the bulk conversion returned %d (%s)", c->rc,
-                       strerror(-c->rc));
-    } else if (bad >= 0) {
-        mm_bench_failf(j, metric, "bulk output differs from the scalar function at element %ld "
-                       "(input 0x%08x): 0x%04x", bad, or_bits(c->src[bad]), c->out[bad]);
-    } else {
-        bench_hardware(c, hw, hw_text, sizeof hw_text);
-        mm_bench_metricf(j, metric, ratio, "x memcpy", "memcpy %.1f ms (%.1f GB/s), your %s "
-                         "%.1f ms%s; medians of %d rounds", tb * 1e3, 2 * 0x1p26 / tb / 1e9,
-                         fmt == OR_F16 ? "fp16" : "bf16", ty * 1e3, hw_text, REPS);
+                       strerror(c->rc < 0 ? -c->rc : EINVAL));
+        return;
     }
+    long bad = first_mismatch(c, fmt);
+    char why[300];
+    if (bad == -1 && !disturbed(&p, why, sizeof why))
+        bench_hardware(c, hw, hw_text, sizeof hw_text);
+    report_conversion(j, c, fmt, metric, &p, bad, hw_text);
 }
 
 /* Rounding ties, subnormals, overflow boundaries and NaN payloads, then gradient-like values. */
@@ -227,6 +324,8 @@ static void make_tricky(uint32_t *in, const float *gradients, size_t n)
     memcpy(in + n / 2, gradients, (n - n / 2) * sizeof *in);
 }
 
+/* Your bulk conversion of in (copied to the shared x; its output in the shared got) against
+ * the oracle (want, ours). */
 static int exact_on(or_fmt_t fmt, const uint32_t *in, float *x, uint16_t *got, uint16_t *want,
                     size_t n)
 {
@@ -239,9 +338,10 @@ static int exact_on(or_fmt_t fmt, const uint32_t *in, float *x, uint16_t *got, u
 static void bench_exact(mm_json_t *j, const float *gradients)
 {
     uint32_t *in = malloc(EXACT_N * sizeof *in);
-    float *x = malloc(EXACT_N * sizeof *x);
-    uint16_t *got = malloc(EXACT_N * sizeof *got), *want = malloc(EXACT_N * sizeof *want);
-    if (!in || !x || !got || !want) {
+    uint16_t *want = malloc(EXACT_N * sizeof *want);
+    float *x = mm_shared_alloc(EXACT_N * sizeof *x);
+    uint16_t *got = mm_shared_alloc(EXACT_N * sizeof *got);
+    if (!in || !want) {
         mm_bench_fail(j, "bulk_exact", "out of memory");
     } else {
         make_tricky(in, gradients, EXACT_N);
@@ -253,7 +353,7 @@ static void bench_exact(mm_json_t *j, const float *gradients)
                          bf16 ? "exact" : "NOT exact", EXACT_N, or_name(OR_F16, 1),
                          or_name(OR_BF16, 1));
     }
-    free(in), free(x), free(got), free(want);
+    free(in), free(want);
 }
 
 /* ZeRO stages 0-3 for 7.5e9 parameters over 64 ranks (the ZeRO paper's Figure 1). */
@@ -310,23 +410,30 @@ int main(void)
 #endif
 #endif
     mm_bench_open(&j, "08");
-    float *src = malloc((size_t)N * sizeof *src), *copy = malloc((size_t)N * sizeof *copy);
-    uint16_t *out = malloc((size_t)N * sizeof *out);
-    if (!src || !copy || !out) {
-        static const char *const all[] = { "f32_to_bf16_vs_memcpy", "f32_to_f16_vs_memcpy",
-                                           "bulk_exact", NULL };
-        mm_bench_fail_all(&j, all, "out of memory");
+    static const char *const all[] = { "f32_to_bf16_vs_memcpy", "f32_to_f16_vs_memcpy",
+                                       "bulk_exact", NULL };
+    int setup = mm_call_setup();
+    float *mine = malloc((size_t)N * sizeof *mine);
+    if (setup != 0 || !mine) {
+        mm_bench_fail_all(&j, all, "%s", setup ? "cannot start the program that runs your code"
+                                               : "out of memory");
     } else {
-        make_input(src, N);
-        memset(copy, 0, (size_t)N * sizeof *copy); /* fault every page in before timing */
-        conv_case_t bf = { src, copy, out, mp_f32_to_bf16_n, 0 };
-        conv_case_t hf = { src, copy, out, mp_f32_to_f16_n, 0 };
-        scalar = scalar_vs_memcpy(&hf);
-        if (!gate_fired(&j, scalar)) {
+        make_input(mine, N);
+        /* Shared with your process: its input, memcpy's destination, its outputs. */
+        conv_case_t bf = { mm_shared_alloc((size_t)N * sizeof *mine), mine,
+                           mm_shared_alloc((size_t)N * sizeof *mine),
+                           mm_shared_alloc((size_t)N * sizeof(uint16_t)),
+                           mm_shared_alloc((size_t)N * sizeof(uint16_t)), mp_f32_to_bf16_n, 0 };
+        conv_case_t hf = bf;
+        hf.convert = mp_f32_to_f16_n;
+        memcpy((float *)bf.src, mine, (size_t)N * sizeof *mine);
+        char busy[300] = "";
+        scalar = scalar_vs_memcpy(&hf, busy, sizeof busy);
+        if (!gate_fired(&j, scalar, busy)) {
             bench_conversion(&j, &bf, OR_BF16, "f32_to_bf16_vs_memcpy", &hwbf);
             bench_conversion(&j, &hf, OR_F16, "f32_to_f16_vs_memcpy", &hw16);
         }
-        bench_exact(&j, src);
+        bench_exact(&j, mine);
     }
     mm_bench_end_metrics(&j);
     mm_json_object(&j, "series");
@@ -339,6 +446,6 @@ int main(void)
     write_hardware_info(&j, &hw16, "hardware_f16");
     write_hardware_info(&j, &hwbf, "hardware_bf16");
     mm_json_end(&j);
-    free(src), free(copy), free(out);
+    free(mine);
     return 0;
 }

@@ -1,16 +1,21 @@
 /* Lab 08 tests, part A: fp32 <-> fp16 / bf16. Fixed vectors, then every one of the 2^32 fp32
  * inputs against an independent oracle (tests/oracle.h: x86 F16C / AVX512-BF16 where the CPU has
- * them, exact double arithmetic otherwise), split over threads. Under AddressSanitizer, or with
- * MLMEM_SAMPLE=1, a seeded sample of 2^25 inputs rich in rounding ties, subnormals, overflow
- * boundaries and NaNs is checked instead of all 2^32 (a sanitizer makes each call ~10x slower). */
+ * them, exact double arithmetic otherwise). Your functions convert batches of 2^20 inputs in
+ * your process (the `convert` workload, serve/convert_work.c); this program writes the inputs,
+ * keeps its own copy and the oracle's answers, and checks every output. Under AddressSanitizer,
+ * or with MLMEM_SAMPLE=1, a seeded sample of 2^25 inputs rich in rounding ties, subnormals,
+ * overflow boundaries and NaNs is checked instead of all 2^32 (a sanitizer makes each call ~10x
+ * slower). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "mm_call.h"
 #include "mm_check.h"
 #include "mp_convert.h"
 #include "oracle.h"
+#include "../serve/mp_work.h"
 
 typedef struct {
     uint32_t in;
@@ -54,10 +59,8 @@ static const vec_t bf16_vectors[] = {
 };
 
 typedef uint16_t (*narrow_fn)(float);
-typedef int (*bulk_fn)(const float *, uint16_t *, size_t);
 
 static narrow_fn scalar_of(or_fmt_t f) { return f == OR_F16 ? mp_f32_to_f16 : mp_f32_to_bf16; }
-static bulk_fn bulk_of(or_fmt_t f) { return f == OR_F16 ? mp_f32_to_f16_n : mp_f32_to_bf16_n; }
 static const char *name_of(or_fmt_t f) { return f == OR_F16 ? "fp16" : "bf16"; }
 
 static void check_vectors(or_fmt_t fmt, const vec_t *v, size_t n)
@@ -81,24 +84,57 @@ MM_TEST(test_bf16_vectors)
 }
 MM_END_TEST
 
-/* ---- every input, over threads ---- */
+/* ---- every input, in batches ---- */
 
-#define CHUNK 4096
+#define BATCH (1u << 20) /* inputs per call of the workload */
+#define GUARD 16         /* 16-bit guard values on both sides of the outputs */
 #define MAX_BAD 5
 #define SAMPLES (1u << 25)
+#define MAX_THREADS 8
+#define PIECE 4096 /* elements prepared at a time */
 
+static unsigned thread_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
+}
+
+/* Runs the `convert` workload: op on n elements, src to dst (both shared). Its result. */
+static int work(mp_work_op_t op, const void *src, void *dst, uint64_t n, uint64_t seed)
+{
+    mp_work_convert_t q = { (uint32_t)op, thread_count(), seed, n, (uintptr_t)src,
+                            (uintptr_t)dst };
+    return mm_call_work("convert", &q, sizeof q, NULL, 0);
+}
+
+/* One thread's share of a batch: what it found. */
 typedef struct {
-    or_fmt_t fmt;
-    int bulk;           /* 0: the scalar function; 1: the bulk one, on pieces of random length */
-    uint64_t lo, count; /* inputs lo .. lo + count - 1, or count random ones when sampling */
-    int sample;
-    mm_rng_t rng;
-    uint64_t checked, wrong;
+    uint64_t wrong;
     unsigned nbad;
     uint32_t bad_in[MAX_BAD];
     uint16_t bad_got[MAX_BAD], bad_want[MAX_BAD];
-    int bulk_rc, overrun;
-} job_t;
+} tally_t;
+
+/* A sweep over all inputs (or a sample). in and want are ours; src and dst are shared. */
+typedef struct {
+    or_fmt_t fmt;
+    int bulk, sample;
+    uint64_t first, n;  /* this batch: inputs first .. first + n - 1 (sampling: n random ones) */
+    uint32_t *in;       /* the batch's inputs */
+    uint16_t *want;     /* the oracle's answers */
+    uint32_t *src;      /* shared: the inputs, at a random offset of 0..15 elements */
+    uint16_t *dst;      /* shared: GUARD + BATCH + GUARD */
+    size_t so;
+    unsigned nt;
+    mm_rng_t rng[MAX_THREADS];
+    tally_t tally[MAX_THREADS];
+} sweep_t;
+
+typedef struct {
+    sweep_t *s;
+    unsigned t;
+    void (*fn)(sweep_t *, unsigned, uint64_t, uint64_t);
+} part_t;
 
 static int sample_mode(void)
 {
@@ -125,138 +161,144 @@ static uint32_t sample_input(mm_rng_t *r)
     return sign | e << 23 | m;
 }
 
-/* A whole chunk always (a fixed trip count: the compiler vectorizes it); callers use n. */
-static void fill(job_t *j, uint32_t *in, size_t n, uint64_t first)
+/* in[0, PIECE): consecutive inputs from `first` (a fixed trip count: the compiler vectorizes
+ * it), or n samples. */
+static void fill(uint32_t *in, size_t n, uint64_t first, mm_rng_t *sample)
 {
-    if (!j->sample) {
-        for (uint32_t k = 0; k < CHUNK; k++)
-            in[k] = (uint32_t)first + k;
+    if (sample) {
+        for (size_t k = 0; k < n; k++)
+            in[k] = sample_input(sample);
         return;
     }
-    for (size_t k = 0; k < n; k++)
-        in[k] = sample_input(&j->rng);
+    for (uint32_t k = 0; k < PIECE; k++)
+        in[k] = (uint32_t)first + k;
 }
 
-/* The bulk function on pieces of 1..300 elements, at random element offsets, with guard
- * values on both sides of the output to catch writes outside dst[0..n). */
-static void run_bulk(job_t *j, const uint32_t *in, uint16_t *out, size_t n)
+/* Inputs, the oracle's answers, the shared copy of the inputs, and outputs that are all wrong
+ * until your code writes them; a piece at a time, in this thread's cache. */
+static void prepare(sweep_t *s, unsigned t, uint64_t lo, uint64_t hi)
 {
-    enum { GUARD = 16 };
-    float src[CHUNK + 16];
-    uint16_t dst[GUARD + CHUNK + GUARD], guard[GUARD];
-    size_t so = mm_rng_range(&j->rng, 0, 15);
-    memcpy(src + so, in, n * sizeof *in);
-    memset(dst, 0xA5, sizeof dst);
-    memset(guard, 0xA5, sizeof guard);
-    for (size_t at = 0, len; at < n; at += len) {
-        len = (size_t)mm_rng_range(&j->rng, 1, 300);
-        len = len < n - at ? len : n - at;
-        int rc = bulk_of(j->fmt)(src + so + at, dst + GUARD + at, len);
-        j->bulk_rc = j->bulk_rc ? j->bulk_rc : rc;
+    uint32_t in[PIECE];
+    uint16_t want[PIECE], wrong[PIECE];
+    for (uint64_t at = lo, n; at < hi; at += n) {
+        n = hi - at < PIECE ? hi - at : PIECE;
+        fill(in, n, s->first + at, s->sample ? &s->rng[t] : NULL);
+        or_narrow(s->fmt, in, want, n);
+        for (uint32_t k = 0; k < PIECE; k++)
+            wrong[k] = (uint16_t)~want[k];
+        memcpy(s->in + at, in, n * sizeof *in);
+        memcpy(s->want + at, want, n * sizeof *want);
+        memcpy(s->src + s->so + at, in, n * sizeof *in);
+        memcpy(s->dst + GUARD + at, wrong, n * sizeof *wrong);
     }
-    j->overrun |= memcmp(dst, guard, sizeof guard) != 0 ||
-                  memcmp(dst + GUARD + n, guard, sizeof guard) != 0;
-    memcpy(out, dst + GUARD, n * sizeof *out);
 }
 
-static void run_scalar(job_t *j, const uint32_t *in, uint16_t *out, size_t n)
+static void compare(sweep_t *s, unsigned t, uint64_t lo, uint64_t hi)
 {
-    narrow_fn fn = scalar_of(j->fmt);
-    for (size_t k = 0; k < n; k++)
-        out[k] = fn(or_float(in[k]));
-}
-
-static void compare(job_t *j, const uint32_t *in, const uint16_t *got, const uint16_t *want,
-                    size_t n)
-{
-    j->checked += n;
-    if (memcmp(got, want, n * sizeof *got) == 0)
+    const uint16_t *got = s->dst + GUARD;
+    tally_t *y = &s->tally[t];
+    if (memcmp(got + lo, s->want + lo, (hi - lo) * sizeof *got) == 0)
         return;
-    for (size_t k = 0; k < n; k++) {
-        if (got[k] == want[k])
+    for (uint64_t k = lo; k < hi; k++) {
+        if (got[k] == s->want[k])
             continue;
-        j->wrong++;
-        if (j->nbad < MAX_BAD) {
-            j->bad_in[j->nbad] = in[k], j->bad_got[j->nbad] = got[k];
-            j->bad_want[j->nbad++] = want[k];
+        y->wrong++;
+        if (y->nbad < MAX_BAD) {
+            y->bad_in[y->nbad] = s->in[k], y->bad_got[y->nbad] = got[k];
+            y->bad_want[y->nbad++] = s->want[k];
         }
     }
 }
 
-static void *run_job(void *arg)
+static void *run_part(void *arg)
 {
-    job_t *j = arg;
-    uint32_t in[CHUNK];
-    uint16_t got[CHUNK], want[CHUNK];
-    for (uint64_t done = 0, n; done < j->count && j->nbad < MAX_BAD && !j->overrun; done += n) {
-        n = j->count - done < CHUNK ? j->count - done : CHUNK;
-        fill(j, in, n, j->lo + done);
-        if (j->bulk)
-            run_bulk(j, in, got, n);
-        else
-            run_scalar(j, in, got, n);
-        or_narrow(j->fmt, in, want, n);
-        compare(j, in, got, want, n);
-    }
+    part_t *p = arg;
+    sweep_t *s = p->s;
+    p->fn(s, p->t, s->n * p->t / s->nt, s->n * (p->t + 1) / s->nt);
     return NULL;
 }
 
-static unsigned thread_count(void)
+/* fn on the batch, split over this program's threads. */
+static void in_parallel(sweep_t *s, void (*fn)(sweep_t *, unsigned, uint64_t, uint64_t))
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
+    part_t p[MAX_THREADS];
+    pthread_t tid[MAX_THREADS];
+    int started[MAX_THREADS] = { 0 };
+    for (unsigned t = s->nt; t-- > 0;) { /* part 0 last, on this thread */
+        p[t] = (part_t){ s, t, fn };
+        started[t] = t > 0 && pthread_create(&tid[t], NULL, run_part, &p[t]) == 0;
+        if (!started[t])
+            run_part(&p[t]);
+    }
+    for (unsigned t = 0; t < s->nt; t++)
+        if (started[t])
+            pthread_join(tid[t], NULL);
 }
 
-/* "input 0x...: got 0x..., want 0x...; ..." for the first mismatches of every job. */
-static void describe_bad(const job_t *jobs, unsigned nt, char *msg, size_t len)
+/* "0x... (x): got 0x..., want 0x...; ..." for the first mismatches of every thread. */
+static void describe_bad(const sweep_t *s, char *msg, size_t len)
 {
     size_t pos = 0;
-    for (unsigned t = 0; t < nt; t++)
-        for (unsigned b = 0; b < jobs[t].nbad && pos + 1 < len; b++) {
+    for (unsigned t = 0; t < s->nt; t++)
+        for (unsigned b = 0; b < s->tally[t].nbad && pos + 1 < len; b++) {
+            const tally_t *y = &s->tally[t];
             int w = snprintf(msg + pos, len - pos, "%s0x%08x (%g): got 0x%04x, want 0x%04x",
-                             pos ? "; " : "", jobs[t].bad_in[b],
-                             (double)or_float(jobs[t].bad_in[b]), jobs[t].bad_got[b],
-                             jobs[t].bad_want[b]);
+                             pos ? "; " : "", y->bad_in[b], (double)or_float(y->bad_in[b]),
+                             y->bad_got[b], y->bad_want[b]);
             pos += w > 0 ? (size_t)w : 0;
         }
 }
 
+/* One batch through your code; 0, or the workload's result. *overrun: a guard was written. */
+static int run_batch(sweep_t *s, mm_rng_t *r, int *overrun)
+{
+    static const uint16_t guard[GUARD] = { 0xA5A5, 0xA5A5, 0xA5A5, 0xA5A5, 0xA5A5, 0xA5A5,
+                                           0xA5A5, 0xA5A5, 0xA5A5, 0xA5A5, 0xA5A5, 0xA5A5,
+                                           0xA5A5, 0xA5A5, 0xA5A5, 0xA5A5 };
+    s->so = s->bulk ? (size_t)mm_rng_range(r, 0, 15) : 0;
+    in_parallel(s, prepare);
+    memcpy(s->dst, guard, sizeof guard);
+    memcpy(s->dst + GUARD + s->n, guard, sizeof guard);
+    mp_work_op_t op = s->fmt == OR_F16 ? (s->bulk ? MP_WORK_F16_BULK : MP_WORK_F16)
+                                       : (s->bulk ? MP_WORK_BF16_BULK : MP_WORK_BF16);
+    int rc = work(op, s->src + s->so, s->dst + GUARD, s->n, mm_rng_next(r));
+    in_parallel(s, compare);
+    *overrun |= memcmp(s->dst, guard, sizeof guard) != 0 ||
+                memcmp(s->dst + GUARD + s->n, guard, sizeof guard) != 0;
+    return rc;
+}
+
 static void check_all(or_fmt_t fmt, int bulk, mm_rng_t *r)
 {
-    unsigned nt = thread_count();
-    int sample = sample_mode();
-    uint64_t total = sample ? SAMPLES : 1ull << 32;
-    job_t *jobs = calloc(nt, sizeof *jobs);
-    pthread_t tid[8];
-    int started[8] = { 0 };
-    ck_assert_ptr_nonnull(jobs);
-    for (unsigned t = 0; t < nt; t++) {
-        jobs[t] = (job_t){ .fmt = fmt, .bulk = bulk, .sample = sample,
-                           .lo = total * t / nt, .count = total * (t + 1) / nt - total * t / nt,
-                           .rng = mm_rng_new(mm_rng_next(r)) };
-        started[t] = pthread_create(&tid[t], NULL, run_job, &jobs[t]) == 0;
-        if (!started[t])
-            run_job(&jobs[t]);
-    }
-    uint64_t checked = 0, wrong = 0;
+    sweep_t *s = calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    *s = (sweep_t){ .fmt = fmt, .bulk = bulk, .sample = sample_mode(), .nt = thread_count(),
+                    .in = malloc(BATCH * sizeof *s->in), .want = malloc(BATCH * sizeof *s->want),
+                    .src = mm_shared_alloc((BATCH + 16) * sizeof *s->src),
+                    .dst = mm_shared_alloc((BATCH + 2 * GUARD) * sizeof *s->dst) };
+    ck_assert_msg(s->in && s->want, "out of memory");
+    for (unsigned t = 0; t < s->nt; t++)
+        s->rng[t] = mm_rng_new(mm_rng_next(r));
+    uint64_t total = s->sample ? SAMPLES : 1ull << 32, checked = 0, wrong = 0;
     int rc = 0, overrun = 0;
-    for (unsigned t = 0; t < nt; t++) {
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        checked += jobs[t].checked, wrong += jobs[t].wrong;
-        rc = rc ? rc : jobs[t].bulk_rc, overrun |= jobs[t].overrun;
+    for (uint64_t at = 0; at < total && !rc && !overrun && !wrong; at += s->n) {
+        s->first = at, s->n = total - at < BATCH ? total - at : BATCH;
+        rc = run_batch(s, r, &overrun);
+        checked += s->n, wrong = 0;
+        for (unsigned t = 0; t < s->nt; t++)
+            wrong += s->tally[t].wrong;
     }
     printf("mlmem: %s fp32 -> %s, %s: %llu inputs checked against %s\n",
-           bulk ? "bulk" : "scalar", name_of(fmt), sample ? "seeded sample" : "all 2^32",
+           bulk ? "bulk" : "scalar", name_of(fmt), s->sample ? "seeded sample" : "all 2^32",
            (unsigned long long)checked, or_name(fmt, 1));
     char msg[1400] = "";
-    describe_bad(jobs, nt, msg, sizeof msg);
-    free(jobs);
+    describe_bad(s, msg, sizeof msg);
+    free(s->in), free(s->want), free(s);
     ck_assert_msg(rc == 0, "the bulk function returned %d (%s) for valid arguments", rc,
                   strerror(rc < 0 ? -rc : 0));
     ck_assert_msg(!overrun, "the bulk function wrote outside dst[0..n)");
     ck_assert_msg(wrong == 0, "fp32 -> %s (%s) is wrong; first mismatches: %s (%llu wrong in "
-                  "%llu checked; each thread stops after its first %d)", name_of(fmt),
+                  "%llu checked; each thread reports its first %d)", name_of(fmt),
                   bulk ? "bulk" : "scalar", msg, (unsigned long long)wrong,
                   (unsigned long long)checked, MAX_BAD);
     ck_assert_msg(checked == total, "checked %llu inputs of %llu", (unsigned long long)checked,
@@ -297,23 +339,29 @@ MM_END_TEST
 
 /* ---- widening: all 65536 inputs of each format ---- */
 
-static uint32_t widen_scalar(or_fmt_t fmt, uint16_t h)
+/* Your scalar widening of every 16-bit value, h at index h, into wide (ours). */
+static void widen_all(or_fmt_t fmt, uint32_t *wide)
 {
-    return or_bits(fmt == OR_F16 ? mp_f16_to_f32(h) : mp_bf16_to_f32(h));
+    uint16_t *src = mm_shared_alloc(65536 * sizeof *src);
+    uint32_t *dst = mm_shared_alloc(65536 * sizeof *dst);
+    for (uint32_t h = 0; h < 65536; h++)
+        src[h] = (uint16_t)h;
+    mp_work_op_t op = fmt == OR_F16 ? MP_WORK_F16_WIDEN : MP_WORK_BF16_WIDEN;
+    MM_ASSERT_OK(work(op, src, dst, 65536, 0));
+    memcpy(wide, dst, 65536 * sizeof *wide);
 }
 
 static void check_widen(or_fmt_t fmt)
 {
     static uint16_t in[65536];
-    static uint32_t want[65536];
+    static uint32_t want[65536], got[65536];
     for (uint32_t h = 0; h < 65536; h++)
         in[h] = (uint16_t)h;
     or_widen(fmt, in, want, 65536);
-    for (uint32_t h = 0; h < 65536; h++) {
-        uint32_t got = widen_scalar(fmt, (uint16_t)h);
-        MM_CHECK(got == want[h], "%s 0x%04x -> fp32: got 0x%08x, want 0x%08x (%s)",
-                 name_of(fmt), h, got, want[h], or_name(fmt, 0));
-    }
+    widen_all(fmt, got);
+    for (uint32_t h = 0; h < 65536; h++)
+        MM_CHECK(got[h] == want[h], "%s 0x%04x -> fp32: got 0x%08x, want 0x%08x (%s)",
+                 name_of(fmt), h, got[h], want[h], or_name(fmt, 0));
 }
 
 MM_TEST(test_widen_exhaustive)
@@ -332,15 +380,21 @@ static int is_nan16(or_fmt_t fmt, uint16_t h)
 
 MM_TEST(test_round_trip)
 {
-    for (int f = OR_F16; f <= OR_BF16; f++)
+    static uint32_t wide[65536];
+    uint32_t *src = mm_shared_alloc(65536 * sizeof *src);
+    uint16_t *dst = mm_shared_alloc(65536 * sizeof *dst);
+    for (int f = OR_F16; f <= OR_BF16; f++) {
+        widen_all((or_fmt_t)f, wide);
+        memcpy(src, wide, sizeof wide);
+        MM_ASSERT_OK(work(f == OR_F16 ? MP_WORK_F16 : MP_WORK_BF16, src, dst, 65536, 0));
         for (uint32_t h = 0; h < 65536; h++) {
             uint16_t quiet = f == OR_F16 ? 0x0200 : 0x0040;
             uint16_t want = (uint16_t)(is_nan16(f, (uint16_t)h) ? h | quiet : h);
-            uint16_t back = scalar_of(f)(or_float(widen_scalar(f, (uint16_t)h)));
-            MM_CHECK(back == want, "%s 0x%04x -> fp32 -> %s gives 0x%04x: every 16-bit value "
+            MM_CHECK(dst[h] == want, "%s 0x%04x -> fp32 -> %s gives 0x%04x: every 16-bit value "
                      "is an fp32 value, so the round trip must give it back (0x%04x)",
-                     name_of(f), h, name_of(f), back, want);
+                     name_of(f), h, name_of(f), dst[h], want);
         }
+    }
 }
 MM_END_TEST
 
@@ -352,8 +406,9 @@ static int widen_n(or_fmt_t fmt, const uint16_t *in, float *out, size_t n)
 MM_TEST(test_bulk_widen)
 {
     mm_rng_t r = MM_RNG();
-    static uint16_t in[65536 + 8];
-    static float out[65536 + 8];
+    static uint32_t scalar[65536];
+    uint16_t *in = mm_shared_alloc((65536 + 8) * sizeof *in);
+    float *out = mm_shared_alloc((65536 + 8) * sizeof *out);
     for (int f = OR_F16; f <= OR_BF16; f++) {
         size_t off = mm_rng_range(&r, 0, 7);
         for (uint32_t h = 0; h < 65536; h++)
@@ -363,18 +418,21 @@ MM_TEST(test_bulk_widen)
             len = len < 65536 - at ? len : 65536 - at;
             MM_ASSERT_OK(widen_n((or_fmt_t)f, in + off + at, out + off + at, len));
         }
+        widen_all((or_fmt_t)f, scalar);
         for (uint32_t h = 0; h < 65536; h++)
-            MM_CHECK(or_bits(out[off + h]) == widen_scalar(f, (uint16_t)h),
+            MM_CHECK(or_bits(out[off + h]) == scalar[h],
                      "bulk %s -> fp32 of 0x%04x gives 0x%08x, the scalar one 0x%08x",
-                     name_of(f), h, or_bits(out[off + h]), widen_scalar(f, (uint16_t)h));
+                     name_of(f), h, or_bits(out[off + h]), scalar[h]);
     }
 }
 MM_END_TEST
 
 MM_TEST(test_bulk_bad_args)
 {
-    float x[3] = { 1.0f, -2.0f, 0.5f }, back[3] = { 0, 0, 0 };
-    uint16_t h[3] = { 7, 7, 7 };
+    float *x = mm_shared_alloc(3 * sizeof *x), *back = mm_shared_alloc(3 * sizeof *back);
+    uint16_t *h = mm_shared_alloc(3 * sizeof *h);
+    x[0] = 1.0f, x[1] = -2.0f, x[2] = 0.5f;
+    h[0] = h[1] = h[2] = 7;
     MM_ASSERT_ERR(mp_f32_to_f16_n(NULL, h, 3), -EINVAL);
     MM_ASSERT_ERR(mp_f32_to_bf16_n(x, NULL, 3), -EINVAL);
     MM_ASSERT_ERR(mp_f16_to_f32_n(NULL, back, 3), -EINVAL);
