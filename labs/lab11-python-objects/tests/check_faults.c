@@ -30,7 +30,7 @@ MM_END_TEST
 
 MM_TEST(test_alloc_failures_group_by)
 {
-    tu_ok("items = list(harness.mortal_ints(*(i * 37 % 13 for i in range(40))))\n");
+    tu_run("items = list(harness.mortal_ints(*(i * 37 %% 13 for i in range(40))))\n");
     tu_assert_counted("items + [str(x) for x in items]");
     assert_clean_sweep("group_by(40 ints in 13 groups, str)", "group_by", "(items, str)");
 }
@@ -39,7 +39,7 @@ MM_END_TEST
 MM_TEST(test_alloc_failures_batches)
 {
     /* A list, not an iterator: each run iterates it afresh. */
-    tu_ok("items = list(harness.mortal_ints(*range(20)))\n");
+    tu_run("items = list(harness.mortal_ints(*range(20)))\n");
     tu_assert_counted("items");
     assert_clean_sweep("batches(20 items, 3), every batch taken", "batches_drain", "(items, 3)");
 }
@@ -49,7 +49,7 @@ MM_TEST(test_alloc_failures_collate)
 {
     /* CPython's own exporters, whose references the debug interpreter counts (not NumPy's); 8
      * kinds of sample, 264 samples of 261 floats: the collated shape's ints are above 256. */
-    tu_ok("import array\n"
+    tu_run("import array\n"
           "n, = harness.mortal_ints(4)\n"
           "kinds = [array.array('f', [i] * n) for i in range(6)]\n"
           "kinds += [pyobj.TensorBuf((n,)), memoryview(bytes(4 * n)).cast('f')]\n");

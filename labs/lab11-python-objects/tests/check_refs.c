@@ -3,53 +3,94 @@
  * Every object a case hands your code is made at run time (tu_assert_counted): Python 3.12+ does
  * not count references to immortal objects (small ints, None, literals' strings: PEP 683), so a
  * reference leaked to one of those would go unseen. The cases run in your process; what they
- * left behind is counted there (serve/counting.c). */
+ * left behind is counted there (serve/counting.c). What group_by, batches and collate return for
+ * inputs drawn from the test's seed, and which exception a case raises, come back as values the
+ * harness compares with its own answers. */
 #include <stdio.h>
 #include "support.h"
 
-/* Every case of the dict `cases` (name -> (a callable with no arguments, None or the exception
- * it must raise), in the namespace) first behaves as its contract says, then leaves no
- * reference behind over many calls. */
-static void assert_no_refs_left(const char *cases)
+/* A case: a callable with no arguments (Python, in the namespace), and the exception it must
+ * raise ("" if it must return; class names joined by '|' where any will do). */
+typedef struct {
+    const char *name, *fn, *raises;
+} case_t;
+
+/* Every case first behaves as its contract says (the harness compares the exception it raised,
+ * if any, with the one the case names), then leaves no reference behind over many calls. */
+static void assert_no_refs_left(const case_t *cases, size_t n)
 {
-    char code[PO_CODE_MAX], expr[64], name[PO_TEXT_MAX], why[PO_TEXT_MAX];
-    snprintf(code, sizeof code, "cases_ = list((%s).items())\n", cases);
-    tu_ok(code);
-    long n = tu_long("len(cases_)");
-    for (long i = 0; i < n; i++) {
-        snprintf(expr, sizeof expr, "cases_[%ld][0]", i);
-        tu_eval(expr, name, sizeof name);
-        snprintf(expr, sizeof expr, "harness.behaves(*cases_[%ld][1])", i);
-        ck_assert_msg(!tu_eval(expr, why, sizeof why)[0], "%s: %s", name, why);
-        snprintf(expr, sizeof expr, "cases_[%ld][1][0]", i);
-        long left = tu_refs_left(expr, 50);
-        ck_assert_msg(left == 0, "%s: each call leaves %ld reference(s) behind", name, left);
+    for (size_t i = 0; i < n; i++) {
+        tu_expect_raises(cases[i].name, cases[i].raises, "%s", cases[i].fn);
+        long left = tu_refs_left(cases[i].fn, 50);
+        ck_assert_msg(left == 0, "%s: each call leaves %ld reference(s) behind", cases[i].name,
+                      left);
     }
+}
+#define NO_REFS_LEFT(...) do { \
+        static const case_t cases_[] = { __VA_ARGS__ }; \
+        assert_no_refs_left(cases_, sizeof cases_ / sizeof cases_[0]); \
+    } while (0)
+
+/* Appends "[v[0], ..., v[n - 1]]". */
+static void cat_list(tu_text_t *t, const long *v, long n)
+{
+    tu_cat(t, "[");
+    for (long i = 0; i < n; i++)
+        tu_cat(t, "%s%ld", i ? ", " : "", v[i]);
+    tu_cat(t, "]");
+}
+
+/* n ints of lo..hi drawn from r, into v, and as a Python list into t. */
+static void pick_ints(mm_rng_t *r, long *v, long n, long lo, long hi, tu_text_t *t)
+{
+    for (long i = 0; i < n; i++)
+        v[i] = lo + (long)mm_rng_range(r, 0, (uint64_t)(hi - lo));
+    t->n = 0;
+    cat_list(t, v, n);
 }
 
 MM_TEST(test_group_by_groups)
 {
-    tu_ok("g = pyobj.group_by(range(10), lambda x: x % 3)\n"
-          "assert g == {0: [0, 3, 6, 9], 1: [1, 4, 7], 2: [2, 5, 8]}, g\n"
-          "assert type(g) is dict and all(type(v) is list for v in g.values())\n"
-          "assert list(g) == [0, 1, 2], 'keys in the order they were first seen'\n"
-          "assert pyobj.group_by([], len) == {}\n"
-          "def raises(exc, *args):\n"
-          "    try:\n"
-          "        pyobj.group_by(*args)\n"
-          "    except exc:\n"
-          "        return\n"
-          "    raise AssertionError(f'group_by{args} should raise {exc.__name__}')\n"
-          "raises(TypeError, 5, len)\n"
-          "raises(TypeError, [[1], [2]], list)\n"
-          "raises(ZeroDivisionError, [1, 0], lambda x: 1 // x)\n"
-          "raises(TypeError, [1])\n");
+    mm_rng_t r = MM_RNG();
+    long n = (long)mm_rng_range(&r, 5, 30), k = (long)mm_rng_range(&r, 2, 6);
+    long xs[30] = { 0 };
+    tu_text_t list, want = { .n = 0 };
+    pick_ints(&r, xs, n, 0, 999, &list);
+    tu_run("xs = %s\ng = pyobj.group_by(xs, lambda x: x %% %ld)\n", list.s, k);
+    long keys[6], nkeys = 0;
+    for (long i = 0; i < n; i++) { /* the keys in the order they were first seen */
+        long j = 0;
+        while (j < nkeys && keys[j] != xs[i] % k)
+            j++;
+        if (j == nkeys)
+            keys[nkeys++] = xs[i] % k;
+    }
+    tu_cat(&want, "{");
+    for (long j = 0; j < nkeys; j++) {
+        tu_cat(&want, "%s%ld: [", j ? ", " : "", keys[j]);
+        for (long i = 0, first = 1; i < n; i++)
+            if (xs[i] % k == keys[j]) {
+                tu_cat(&want, "%s%ld", first ? "" : ", ", xs[i]);
+                first = 0;
+            }
+        tu_cat(&want, "]");
+    }
+    tu_cat(&want, "}");
+    tu_expect(want.s, "g");
+    tu_expect("(True, [True])", "(type(g) is dict, sorted({type(v) is list for v in g.values()}))");
+    tu_expect("{}", "pyobj.group_by([], len)");
+    long a = (long)mm_rng_range(&r, 1, 99), b = (long)mm_rng_range(&r, 1, 99);
+    tu_expect_raises(NULL, "TypeError", "lambda: pyobj.group_by(%ld, len)", a);
+    tu_expect_raises(NULL, "TypeError", "lambda: pyobj.group_by([[%ld], [%ld]], list)", a, b);
+    tu_expect_raises(NULL, "ZeroDivisionError", "lambda: pyobj.group_by([%ld, 0, %ld], "
+                     "lambda x: 1 // x)", a, b);
+    tu_expect_raises(NULL, "TypeError", "lambda: pyobj.group_by([%ld])", a);
 }
 MM_END_TEST
 
 MM_TEST(test_group_by_refcounts)
 {
-    tu_ok("words = 'to be or not to be that is'.split()\n"
+    tu_run("words = 'to be or not to be that is'.split()\n"
           "def length(w):\n"
           "    return harness.mortal_ints(len(w))[0]\n"
           "def gen_fails():\n"
@@ -57,37 +98,74 @@ MM_TEST(test_group_by_refcounts)
           "    yield words[1]\n"
           "    raise KeyError('the dataset ran dry')\n");
     tu_assert_counted("words + [length(w) for w in words]");
-    assert_no_refs_left("{'grouped': (lambda: pyobj.group_by(words, length), None),\n"
-                        " 'key raises': (lambda: pyobj.group_by(words, lambda w: 1000 // (len(w) - 3)), ZeroDivisionError),\n"
-                        " 'unhashable key': (lambda: pyobj.group_by(words, lambda w: [w]), TypeError),\n"
-                        " 'iteration raises': (lambda: pyobj.group_by(gen_fails(), length), KeyError),\n"
-                        " 'not iterable': (lambda: pyobj.group_by(object(), length), TypeError),\n"
-                        " 'bad arguments': (lambda: pyobj.group_by(words), TypeError)}");
+    NO_REFS_LEFT({ "grouped",
+          "lambda: pyobj.group_by(words, length)",
+          "" },
+        { "key raises",
+          "lambda: pyobj.group_by(words, lambda w: 1000 // (len(w) - 3))",
+          "ZeroDivisionError" },
+        { "unhashable key",
+          "lambda: pyobj.group_by(words, lambda w: [w])",
+          "TypeError" },
+        { "iteration raises",
+          "lambda: pyobj.group_by(gen_fails(), length)",
+          "KeyError" },
+        { "not iterable",
+          "lambda: pyobj.group_by(object(), length)",
+          "TypeError" },
+        { "bad arguments",
+          "lambda: pyobj.group_by(words)",
+          "TypeError" });
 }
 MM_END_TEST
 
+/* Python's repr of the batches of k of v[0..n): a list of tuples, the last one short unless
+ * drop_last drops it. */
+static void cat_batches(tu_text_t *t, const long *v, long n, long k, int drop_last)
+{
+    t->n = 0;
+    tu_cat(t, "[");
+    for (long i = 0; i < n; i += k) {
+        long m = n - i < k ? n - i : k;
+        if (m < k && drop_last)
+            break;
+        tu_cat(t, "%s", i ? ", " : "");
+        tu_cat_tuple(t, v + i, (int)m);
+    }
+    tu_cat(t, "]");
+}
+
 MM_TEST(test_batches_yield_tuples)
 {
-    tu_ok("b = pyobj.batches(range(7), 3)\n"
-          "assert iter(b) is b\n"
-          "assert list(b) == [(0, 1, 2), (3, 4, 5), (6,)]\n"
-          "assert list(b) == [], 'an exhausted iterator stays exhausted'\n"
-          "assert list(pyobj.batches(range(7), 3, drop_last=True)) == [(0, 1, 2), (3, 4, 5)]\n"
-          "assert list(pyobj.batches(range(6), 3)) == [(0, 1, 2), (3, 4, 5)]\n"
-          "assert list(pyobj.batches([], 2)) == []\n"
-          "assert gc.is_tracked(pyobj.batches([], 1)), 'batches must be tracked by the GC'\n"
-          "for args, exc in (((range(3), 0), ValueError), ((5, 2), TypeError), ((range(3),), TypeError)):\n"
-          "    try:\n"
-          "        pyobj.batches(*args)\n"
-          "        raise AssertionError(f'batches{args} should raise {exc.__name__}')\n"
-          "    except exc:\n"
-          "        pass\n");
+    mm_rng_t r = MM_RNG();
+    long n = (long)mm_rng_range(&r, 1, 20), k = (long)mm_rng_range(&r, 2, 5);
+    long xs[20] = { 0 }, seq[20];
+    tu_text_t list, want;
+    pick_ints(&r, xs, n, 0, 999, &list);
+    tu_run("xs = %s\nb = pyobj.batches(xs, %ld)\n", list.s, k);
+    tu_expect("True", "iter(b) is b");
+    cat_batches(&want, xs, n, k, 0);
+    tu_expect(want.s, "list(b)");
+    tu_expect("[]", "list(b)"); /* an exhausted iterator stays exhausted */
+    cat_batches(&want, xs, n, k, 1);
+    tu_expect(want.s, "list(pyobj.batches(xs, %ld, drop_last=True))", k);
+    long whole = k * (long)mm_rng_range(&r, 1, 4);
+    for (long i = 0; i < whole; i++)
+        seq[i] = i;
+    cat_batches(&want, seq, whole, k, 0);
+    tu_expect(want.s, "list(pyobj.batches(range(%ld), %ld))", whole, k);
+    tu_expect("[]", "list(pyobj.batches([], %ld))", k);
+    tu_expect("True", "gc.is_tracked(pyobj.batches([], 1))");
+    tu_expect_raises(NULL, "ValueError", "lambda: pyobj.batches(range(3), %ld)",
+                     -(long)mm_rng_range(&r, 0, 3));
+    tu_expect_raises(NULL, "TypeError", "lambda: pyobj.batches(%ld, 2)", n);
+    tu_expect_raises(NULL, "TypeError", "lambda: pyobj.batches(range(3))");
 }
 MM_END_TEST
 
 MM_TEST(test_batches_refcounts)
 {
-    tu_ok("def source(n, fail_at=None):\n"
+    tu_run("def source(n, fail_at=None):\n"
           "    for i in range(n):\n"
           "        if i == fail_at:\n"
           "            raise IndexError('sample missing')\n"
@@ -97,41 +175,97 @@ MM_TEST(test_batches_refcounts)
           "    b = pyobj.batches(box, 2)\n"
           "    box.append(b)\n");
     tu_assert_counted("source(10)");
-    assert_no_refs_left("{'all batches': (lambda: list(pyobj.batches(source(10), 3)), None),\n"
-                        " 'drop last': (lambda: list(pyobj.batches(source(10), 3, True)), None),\n"
-                        " 'dropped early': (lambda: next(pyobj.batches(source(10), 4)), None),\n"
-                        " 'source raises mid-batch': (lambda: list(pyobj.batches(source(10, 5), 3)), IndexError),\n"
-                        " 'n < 1': (lambda: pyobj.batches(source(3), 0), ValueError),\n"
-                        " 'a cycle through the iterator (the GC must see it)': (cycle, None)}");
+    NO_REFS_LEFT({ "all batches",
+          "lambda: list(pyobj.batches(source(10), 3))",
+          "" },
+        { "drop last",
+          "lambda: list(pyobj.batches(source(10), 3, True))",
+          "" },
+        { "dropped early",
+          "lambda: next(pyobj.batches(source(10), 4))",
+          "" },
+        { "source raises mid-batch",
+          "lambda: list(pyobj.batches(source(10, 5), 3))",
+          "IndexError" },
+        { "n < 1",
+          "lambda: pyobj.batches(source(3), 0)",
+          "ValueError" },
+        { "a cycle through the iterator (the GC must see it)",
+          "cycle",
+          "" });
 }
 MM_END_TEST
 
 MM_TEST(test_collate_stacks)
 {
-    tu_ok("xs = [np.random.default_rng(i).random((3, 4), dtype=np.float32) for i in range(5)]\n"
-          "out = pyobj.collate(xs)\n"
-          "assert type(out) is pyobj.TensorBuf and out.base is None\n"
-          "assert (out.shape, out.format) == ((5, 3, 4), 'f'), (out.shape, out.format)\n"
-          "assert (np.asarray(out) == np.stack(xs)).all()\n"
-          "ts = [pyobj.TensorBuf((2,), 'q') for _ in range(3)]\n"
-          "np.asarray(ts[1])[:] = [7, 8]\n"
-          "assert np.asarray(pyobj.collate(tuple(ts))).tolist() == [[0, 0], [7, 8], [0, 0]]\n"
-          "assert all(t.exports == 0 for t in ts), 'collate must release every buffer'\n"
-          "assert np.asarray(pyobj.collate([b'ab', b'cd'])).tolist() == [[97, 98], [99, 100]]\n"
-          "def raises(excs, samples):\n"
-          "    try:\n"
-          "        pyobj.collate(samples)\n"
-          "    except excs:\n"
-          "        return\n"
-          "    raise AssertionError(f'collate should raise {excs}')\n"
-          "raises(ValueError, [])\n"
-          "raises(TypeError, iter(xs))\n"
-          "raises(TypeError, [xs[0], 3])\n"
-          "raises(ValueError, [xs[0], xs[1][:2]])\n"
-          "raises(ValueError, [xs[0], xs[1].astype(np.float64)])\n"
-          "raises((ValueError, BufferError), [xs[0], np.ones((4, 6), np.float32)[:, ::2]])\n"
-          "raises(ValueError, [ts[0], ts[1], np.zeros(2, np.int32)])\n"
-          "assert all(t.exports == 0 for t in ts), 'collate must release every buffer on errors too'\n");
+    mm_rng_t r = MM_RNG();
+    long k = (long)mm_rng_range(&r, 2, 5), rows = (long)mm_rng_range(&r, 2, 4);
+    long cols = (long)mm_rng_range(&r, 2, 4);
+    tu_text_t code = { .n = 0 }, want = { .n = 0 };
+    static float vals[5 * 16];
+    tu_cat(&code, "[");
+    for (long i = 0; i < k * rows * cols; i++) { /* quarters: float32 holds them exactly */
+        vals[i] = (float)((double)mm_rng_range(&r, 0, 4000) / 4.0 - 500.0);
+        tu_cat(&code, "%s%.2f", i % (rows * cols) ? ", " : i ? "], [" : "[", (double)vals[i]);
+    }
+    tu_cat(&code, "]]");
+    tu_run("xs = [np.array(v, np.float32).reshape(%ld, %ld) for v in %s]\n"
+           "out = pyobj.collate(xs)\n", rows, cols, code.s);
+    tu_cat(&want, "(True, None, (%ld, %ld, %ld), 'f')", k, rows, cols);
+    tu_expect(want.s, "(type(out) is pyobj.TensorBuf, out.base, out.shape, out.format)");
+    want.n = 0;
+    tu_cat(&want, "'");
+    tu_cat_hex(&want, vals, (size_t)(k * rows * cols) * sizeof(float));
+    tu_cat(&want, "'");
+    tu_expect(want.s, "bytes(memoryview(out)).hex()");
+
+    long m = (long)mm_rng_range(&r, 2, 4), len = (long)mm_rng_range(&r, 1, 4), v[4] = { 0 };
+    long which = (long)mm_rng_range(&r, 0, (uint64_t)m - 1);
+    pick_ints(&r, v, len, -1000, 1000, &code);
+    tu_run("ts = [pyobj.TensorBuf((%ld,), 'q') for _ in range(%ld)]\nnp.asarray(ts[%ld])[:] = %s\n",
+           len, m, which, code.s);
+    want.n = 0;
+    tu_cat(&want, "[");
+    for (long i = 0; i < m; i++) {
+        tu_cat(&want, "%s[", i ? ", " : "");
+        for (long j = 0; j < len; j++)
+            tu_cat(&want, "%s%ld", j ? ", " : "", i == which ? v[j] : 0);
+        tu_cat(&want, "]");
+    }
+    tu_cat(&want, "]");
+    tu_expect(want.s, "np.asarray(pyobj.collate(tuple(ts))).tolist()");
+    want.n = 0;
+    long zeros[4] = { 0 };
+    cat_list(&want, zeros, m);
+    tu_expect(want.s, "[t.exports for t in ts]"); /* collate released every buffer */
+
+    char s0[8], s1[8];
+    long blen = (long)mm_rng_range(&r, 1, 6);
+    tu_text_t rows_of = { .n = 0 };
+    for (long i = 0; i < blen; i++) {
+        s0[i] = (char)mm_rng_range(&r, 'a', 'z');
+        s1[i] = (char)mm_rng_range(&r, 'a', 'z');
+    }
+    s0[blen] = s1[blen] = 0;
+    tu_cat(&rows_of, "[[");
+    for (long i = 0; i < 2 * blen; i++)
+        tu_cat(&rows_of, "%s%d", i == blen ? "], [" : i ? ", " : "",
+               i < blen ? s0[i] : s1[i - blen]);
+    tu_cat(&rows_of, "]]");
+    tu_expect(rows_of.s, "np.asarray(pyobj.collate([b'%s', b'%s'])).tolist()", s0, s1);
+
+    tu_expect_raises(NULL, "ValueError", "lambda: pyobj.collate([])");
+    tu_expect_raises(NULL, "TypeError", "lambda: pyobj.collate(iter(xs))");
+    tu_expect_raises(NULL, "TypeError", "lambda: pyobj.collate([xs[0], %ld])", len);
+    tu_expect_raises(NULL, "ValueError", "lambda: pyobj.collate([xs[0], xs[1][:%ld]])",
+                     (long)mm_rng_range(&r, 1, (uint64_t)rows - 1));
+    tu_expect_raises(NULL, "ValueError",
+                     "lambda: pyobj.collate([xs[0], xs[1].astype(np.float64)])");
+    tu_expect_raises(NULL, "ValueError|BufferError", "lambda: pyobj.collate([xs[0], "
+                     "np.ones((%ld, %ld), np.float32)[:, ::2]])", rows, 2 * cols);
+    tu_expect_raises(NULL, "ValueError", "lambda: pyobj.collate([ts[0], ts[1], np.zeros(%ld, "
+                     "np.int32)])", len);
+    tu_expect(want.s, "[t.exports for t in ts]"); /* and on errors too */
 }
 MM_END_TEST
 
@@ -140,21 +274,41 @@ MM_TEST(test_collate_refcounts)
     /* CPython's own exporters: NumPy is built without the debug interpreter's counting, so its
      * references would not add up. Every size is above 256, the samples' count in 'many
      * samples' too: the collated shape's ints are then counted on every Python. */
-    tu_ok("import array\n"
+    tu_run("import array\n"
           "xs = [array.array('f', [i] * 260) for i in range(6)]\n"
           "ts = [pyobj.TensorBuf(harness.mortal_ints(2, 3)) for i in range(4)]\n"
           "raw = [bytes([97 + i]) * 260 for i in range(2)]\n");
     tu_assert_counted("xs + ts + raw");
-    assert_no_refs_left("{'array samples': (lambda: pyobj.collate(xs), None),\n"
-                        " 'many samples': (lambda: pyobj.collate(xs[:1] * 300), None),\n"
-                        " 'TensorBuf samples': (lambda: pyobj.collate(tuple(ts)), None),\n"
-                        " 'bytes and memoryviews': (lambda: pyobj.collate([raw[0], memoryview(raw[1])]), None),\n"
-                        " 'a shape differs': (lambda: pyobj.collate(xs[:3] + [array.array('f', [0])]), ValueError),\n"
-                        " 'a format differs': (lambda: pyobj.collate(ts[:2] + [pyobj.TensorBuf(harness.mortal_ints(2, 3), 'i')]), ValueError),\n"
-                        " 'a strided sample': (lambda: pyobj.collate([ts[0], ts[1].transpose()]), (ValueError, BufferError)),\n"
-                        " 'not a buffer': (lambda: pyobj.collate(xs[:2] + [object()]), TypeError),\n"
-                        " 'no samples': (lambda: pyobj.collate([]), ValueError),\n"
-                        " 'not a list': (lambda: pyobj.collate(iter(xs)), TypeError)}");
+    NO_REFS_LEFT({ "array samples",
+          "lambda: pyobj.collate(xs)",
+          "" },
+        { "many samples",
+          "lambda: pyobj.collate(xs[:1] * 300)",
+          "" },
+        { "TensorBuf samples",
+          "lambda: pyobj.collate(tuple(ts))",
+          "" },
+        { "bytes and memoryviews",
+          "lambda: pyobj.collate([raw[0], memoryview(raw[1])])",
+          "" },
+        { "a shape differs",
+          "lambda: pyobj.collate(xs[:3] + [array.array('f', [0])])",
+          "ValueError" },
+        { "a format differs",
+          "lambda: pyobj.collate(ts[:2] + [pyobj.TensorBuf(harness.mortal_ints(2, 3), 'i')])",
+          "ValueError" },
+        { "a strided sample",
+          "lambda: pyobj.collate([ts[0], ts[1].transpose()])",
+          "ValueError|BufferError" },
+        { "not a buffer",
+          "lambda: pyobj.collate(xs[:2] + [object()])",
+          "TypeError" },
+        { "no samples",
+          "lambda: pyobj.collate([])",
+          "ValueError" },
+        { "not a list",
+          "lambda: pyobj.collate(iter(xs))",
+          "TypeError" });
 }
 MM_END_TEST
 
@@ -162,7 +316,7 @@ MM_TEST(test_tensorbuf_refcounts)
 {
     /* Shapes of ints above 256 (harness.mortal_ints(4, 5) is (261, 262)): a reference leaked to
      * a dimension is counted on every Python. */
-    tu_ok("shape = harness.mortal_ints\n"
+    tu_run("shape = harness.mortal_ints\n"
           "def life():\n"
           "    t = pyobj.TensorBuf(shape(4, 5), 'd')\n"
           "    m, v = memoryview(t), t.transpose()\n"
@@ -175,10 +329,20 @@ MM_TEST(test_tensorbuf_refcounts)
           "    m = memoryview(t)\n"
           "    t.resize(shape(2))\n");
     tu_assert_counted("shape(4, 5, 7, 2, -1)");
-    assert_no_refs_left("{'made, exported, viewed, resized, freed': (life, None),\n"
-                        " 'resize refused': (exported, BufferError),\n"
-                        " 'bad shape': (lambda: pyobj.TensorBuf(shape(2) + (object(),)), TypeError),\n"
-                        " 'bad format': (lambda: pyobj.TensorBuf(shape(2), 'z'), ValueError),\n"
-                        " 'bad resize': (lambda: pyobj.TensorBuf(shape(2)).resize(list(shape(-1))), ValueError)}");
+    NO_REFS_LEFT({ "made, exported, viewed, resized, freed",
+          "life",
+          "" },
+        { "resize refused",
+          "exported",
+          "BufferError" },
+        { "bad shape",
+          "lambda: pyobj.TensorBuf(shape(2) + (object(),))",
+          "TypeError" },
+        { "bad format",
+          "lambda: pyobj.TensorBuf(shape(2), 'z')",
+          "ValueError" },
+        { "bad resize",
+          "lambda: pyobj.TensorBuf(shape(2)).resize(list(shape(-1)))",
+          "ValueError" });
 }
 MM_END_TEST

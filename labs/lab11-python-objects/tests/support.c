@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include "mm_call.h"
 #include "support.h"
 
@@ -27,11 +29,159 @@ static int py(int eval, const char *code, char *text)
     return rc;
 }
 
-void tu_ok(const char *code)
+/* The statements tu_run ran last: what a failed query's message says it came after. */
+static char last_run[400];
+
+/* printf(fmt, ap) into code[PO_CODE_MAX]; fails the test when it does not fit. */
+static void format_code(char *code, const char *fmt, va_list ap)
 {
-    char text[PO_TEXT_MAX];
+    int n = vsnprintf(code, PO_CODE_MAX, fmt, ap);
+    ck_assert_msg(n >= 0 && n < PO_CODE_MAX, "a test's Python code is too long");
+}
+
+void tu_run(const char *fmt, ...)
+{
+    char code[PO_CODE_MAX], text[PO_TEXT_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    format_code(code, fmt, ap);
+    va_end(ap);
     if (py(0, code, text) != 0)
         ck_abort_msg("%s\n  (in the test's Python code:\n%s)", text, code);
+    snprintf(last_run, sizeof last_run, "%.*s", (int)sizeof last_run - 1, code);
+}
+
+void tu_expect(const char *want, const char *fmt, ...)
+{
+    char expr[PO_CODE_MAX], call[PO_CODE_MAX + 16], got[PO_TEXT_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    format_code(expr, fmt, ap);
+    va_end(ap);
+    snprintf(call, sizeof call, "ascii(%s)", expr);
+    if (py(1, call, got) != 0)
+        ck_abort_msg("asked for %s: it raised %s; expected %s\n  (after:\n%s)", expr, got, want,
+                     last_run);
+    ck_assert_msg(strcmp(got, want) == 0, "asked for %s: got %s; expected %s\n  (after:\n%s)",
+                  expr, got, want, last_run);
+}
+
+/* 1 if `name` is one of the '|'-joined names of `names`. */
+static int among(const char *name, const char *names)
+{
+    size_t n = strlen(name);
+    for (const char *p = names; *p; p += strcspn(p, "|"), p += *p == '|')
+        if (strcspn(p, "|") == n && strncmp(p, name, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* 1 if the exception class named `got` is one `exc` allows: one it names, or a built-in
+ * subclass of one (the harness knows the hierarchy: no answer can claim a class is many). */
+static int raised_one_of(const char *got, const char *exc)
+{
+    static const char *const parent[][2] = {
+        { "UnicodeError", "ValueError" }, { "UnicodeDecodeError", "UnicodeError" },
+        { "UnicodeEncodeError", "UnicodeError" }, { "UnicodeTranslateError", "UnicodeError" },
+        { "ZeroDivisionError", "ArithmeticError" }, { "OverflowError", "ArithmeticError" },
+        { "KeyError", "LookupError" }, { "IndexError", "LookupError" },
+    };
+    const char *name = got;
+    for (int hops = 0; name; hops++) {
+        if (among(name, exc))
+            return 1;
+        const char *up = NULL;
+        for (size_t i = 0; i < sizeof parent / sizeof parent[0] && hops < 4; i++)
+            if (strcmp(parent[i][0], name) == 0)
+                up = parent[i][1];
+        name = up;
+    }
+    return 0;
+}
+
+void tu_expect_raises(const char *what, const char *exc, const char *fmt, ...)
+{
+    char fn[PO_CODE_MAX], call[PO_CODE_MAX + 32], got[PO_TEXT_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    format_code(fn, fmt, ap);
+    va_end(ap);
+    snprintf(call, sizeof call, "harness.raised(%s)", fn);
+    if (py(1, call, got) != 0)
+        ck_abort_msg("%s: %s", what ? what : fn, got);
+    if (!exc[0])
+        ck_assert_msg(!got[0], "%s: raised %s; expected it to return", what ? what : fn, got);
+    else if (!got[0])
+        ck_abort_msg("%s: returned; expected it to raise %s", what ? what : fn, exc);
+    else
+        ck_assert_msg(raised_one_of(got, exc), "%s: raised %s; expected %s", what ? what : fn,
+                      got, exc);
+}
+
+void tu_cat(tu_text_t *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->s + t->n, sizeof t->s - t->n, fmt, ap);
+    va_end(ap);
+    ck_assert_msg(n >= 0 && (size_t)n < sizeof t->s - t->n, "a test's expected answer is too long");
+    t->n += (size_t)n;
+}
+
+void tu_cat_tuple(tu_text_t *t, const long *v, int n)
+{
+    tu_cat(t, "(");
+    for (int i = 0; i < n; i++)
+        tu_cat(t, "%s%ld", i ? ", " : "", v[i]);
+    tu_cat(t, n == 1 ? ",)" : ")");
+}
+
+void tu_cat_hex(tu_text_t *t, const void *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        tu_cat(t, "%02x", ((const unsigned char *)p)[i]);
+}
+
+static const tu_format_t formats[] = {
+    { 'b', 1, "|i1", 0 }, { 'B', 1, "|u1", 0 }, { 'h', 2, "<i2", 0 }, { 'H', 2, "<u2", 0 },
+    { 'i', 4, "<i4", 0 }, { 'I', 4, "<u4", 0 }, { 'q', 8, "<i8", 0 }, { 'Q', 8, "<u8", 0 },
+    { 'f', 4, "<f4", 1 }, { 'd', 8, "<f8", 1 },
+};
+
+const tu_format_t *tu_pick_format(mm_rng_t *r, int ints_only)
+{
+    size_t n = sizeof formats / sizeof formats[0] - (ints_only ? 2 : 0);
+    return &formats[mm_rng_range(r, 0, n - 1)];
+}
+
+void tu_encode(const tu_format_t *f, double v, unsigned char *out)
+{
+    union { int8_t b; uint8_t B; int16_t h; uint16_t H; int32_t i; uint32_t I; int64_t q;
+            uint64_t Q; float f; double d; } u;
+    switch (f->code) {
+    case 'b': u.b = (int8_t)v; break;
+    case 'B': u.B = (uint8_t)v; break;
+    case 'h': u.h = (int16_t)v; break;
+    case 'H': u.H = (uint16_t)v; break;
+    case 'i': u.i = (int32_t)v; break;
+    case 'I': u.I = (uint32_t)v; break;
+    case 'q': u.q = (int64_t)v; break;
+    case 'Q': u.Q = (uint64_t)v; break;
+    case 'f': u.f = (float)v; break;
+    default: u.d = v; break;
+    }
+    memcpy(out, &u, (size_t)f->itemsize);
+}
+
+long tu_c_strides(const long *shape, int ndim, long itemsize, long *strides)
+{
+    long s = itemsize, n = itemsize;
+    for (int d = ndim - 1; d >= 0; d--) {
+        strides[d] = s;
+        s *= shape[d] > 0 ? shape[d] : 1;
+        n *= shape[d];
+    }
+    return n;
 }
 
 const char *tu_eval(const char *expr, char *buf, size_t cap)

@@ -1,17 +1,60 @@
 /* Lab 11 tests: the harness's end of the workloads of serve/ (calls.toml). The interpreter, your
  * module and every object a test makes live in your code's process (a fresh one per test, forked
  * from a zygote that imported NumPy and the provided modules before any code of yours ran); a
- * test sends it Python source and checks the text and numbers that come back. Those are that
- * process's word (its interpreter counts the references); a crash the harness sees for itself
- * (the process dies: the test fails saying how). */
+ * test sends it Python source and gets back values (reprs, numbers, exception type names), which
+ * the harness compares with what it computed itself from the test's random inputs: no verdict is
+ * that process's "it passed". Reference counts are that process's word (its interpreter counts
+ * them); a crash the harness sees for itself (the process dies: the test fails saying how). */
 #ifndef TU_SUPPORT_H
 #define TU_SUPPORT_H
 #include "mm_check.h"
 #include "../serve/po_serve.h"
 
-/* Runs `code` (statements) in the test's namespace (pyobj, np, gc, sys, tracemalloc, weakref,
- * minigrad as mg, harness); fails the test with the exception it raised, if any. */
-void tu_ok(const char *code);
+#include <stdarg.h>
+#include "mm_rng.h"
+
+/* Runs the statements printf(fmt, ...) in the test's namespace (pyobj, np, gc, sys, tracemalloc,
+ * weakref, minigrad as mg, harness) to set up objects; fails the test with the exception they
+ * raised, if any. Its success proves nothing: only what later queries return is checked. */
+void tu_run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Fails the test unless ascii() of the expression printf(fmt, ...) is `want` (computed by the
+ * test); the message says what was asked, what came back and what was expected. */
+void tu_expect(const char *want, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Fails the test unless calling the callable printf(fmt, ...) raises `exc` (a class name or
+ * several joined by '|', any of which will do; a built-in subclass of one counts) or, for exc
+ * "", returns. What comes back is the name of the class raised (harness.raised); the harness
+ * compares it. `what` starts the message (NULL: the callable's text). */
+void tu_expect_raises(const char *what, const char *exc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Text the tests build expected answers in: Python reprs, by hand. */
+typedef struct {
+    char s[PO_TEXT_MAX];
+    size_t n;
+} tu_text_t;
+/* Appends printf(fmt, ...) to t (fails the test when it does not fit). */
+void tu_cat(tu_text_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends Python's repr of the tuple of ints v[0..n): "()", "(4,)", "(2, 3)". */
+void tu_cat_tuple(tu_text_t *t, const long *v, int n);
+/* Appends the bytes p[0..n) as bytes.hex() writes them. */
+void tu_cat_hex(tu_text_t *t, const void *p, size_t n);
+
+/* The buffer formats TensorBuf takes (struct module codes) and their item sizes. */
+typedef struct {
+    char code;
+    int itemsize;
+    const char *np_str; /* numpy's dtype.str of it */
+    int is_float;
+} tu_format_t;
+/* A format drawn from r: any of them, or (ints_only) one of the integer ones. */
+const tu_format_t *tu_pick_format(mm_rng_t *r, int ints_only);
+/* v stored as format f's item (native byte order) at out[0..f->itemsize). */
+void tu_encode(const tu_format_t *f, double v, unsigned char *out);
+/* C-contiguous strides of shape[0..ndim) with items of `itemsize` (a dimension of 0 counts as
+ * 1 in the strides before it); returns the bytes, itemsize * the product of the shape. */
+long tu_c_strides(const long *shape, int ndim, long itemsize, long *strides);
 
 /* str() of `expr` evaluated in the namespace, in buf; fails the test if it raises. */
 const char *tu_eval(const char *expr, char *buf, size_t cap);
