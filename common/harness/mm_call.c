@@ -162,10 +162,11 @@ static pid_t hello(int fd)
 static const char *ended_how(int status, char *buf, size_t cap)
 {
     if (WIFSIGNALED(status))
-        snprintf(buf, cap, "killed by signal %d (%s)", WTERMSIG(status),
+        snprintf(buf, cap, "was killed by signal %d (%s)", WTERMSIG(status),
                  strsignal(WTERMSIG(status)));
     else if (WIFEXITED(status))
-        snprintf(buf, cap, "exited with status %d", WEXITSTATUS(status));
+        snprintf(buf, cap, "ended: your code called exit() or _exit() (status %d), which ends "
+                 "the process your code runs in", WEXITSTATUS(status));
     else
         snprintf(buf, cap, "ended");
     return buf;

@@ -61,5 +61,7 @@ def test_grader_passes_the_seed(check_lab):
     lab = labs.load(SLUG)
     _, transcript, _ = checkrun.run_tests(lab, check_lab, "test-seeds-replay", "12345678901")
     assert "mlmem: seed 12345678901 (replay with MLMEM_SEED=12345678901)" in transcript
-    _, transcript, _ = checkrun.run_tests(lab, check_lab, "test-seeds-secret", "42", secret=True)
-    assert "seed set by the course staff (secret)" in transcript and "42" not in transcript
+    _, transcript, _ = checkrun.run_tests(lab, check_lab, "test-seeds-secret", "4242424242424",
+                                          secret=True)
+    assert "seed set by the course staff (secret)" in transcript
+    assert "4242424242424" not in transcript
