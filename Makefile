@@ -87,7 +87,7 @@ lab%:
 	@$(call lab_out,$*)/check_lab || echo "(some tests fail: see above; \`make grade LAB=$*\` scores them)"
 
 numa-guest:
-	@$(GRADER).numa_guest "$(SUBMISSION)"
+	@$(GRADER).grading.numa_guest "$(SUBMISSION)"
 
 # Without LAB, a student's `make grade` grades the lab built last (`--lab last`: it says which);
 # with SUBMISSION= given (course staff) every lab, as with LAB=all.
@@ -111,13 +111,13 @@ calibrate:
 
 # report.html again from build/grade/results.json (make grade writes it too); never grades.
 report:
-	@$(GRADER).html_report $(if $(LAB),--lab $(LAB))
+	@$(GRADER).reports.html_report $(if $(LAB),--lab $(LAB))
 
 hint:
 	@$(GRADER) hint --lab "$(or $(LAB),$(error use: make hint LAB=NN [LEVEL=k]))" --level "$(or $(LEVEL),1)"
 
 handin:
-	@$(GRADER).handin $(if $(LAB),--lab $(LAB)) $(if $(DEST),--dest "$(DEST)") $(if $(filter 1,$(NOGRADE)),--no-grade)
+	@$(GRADER).classtools.handin $(if $(LAB),--lab $(LAB)) $(if $(DEST),--dest "$(DEST)") $(if $(filter 1,$(NOGRADE)),--no-grade)
 
 plots:
 	@$(GRADER) plots $(if $(LAB),--lab $(LAB)) --submission "$(SUBMISSION)"

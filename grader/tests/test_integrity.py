@@ -287,16 +287,17 @@ void *memcpy(void *__restrict d, const void *__restrict s, size_t n)
 
 
 def _bench_program(tmp_path, name: str, sources: list[str], cc: str, flags: list[str]) -> dict:
-    srcs = [os.path.join(ROOT, "common", f) for f in ("mm_bench.c", "mm_bench_report.c",
-                                                      "mm_interpose.c", "mm_json.c", "mm_timer.c",
-                                                      "mm_seal.c", "mm_confine.c")]
+    srcs = [os.path.join(ROOT, "common", f) for f in (
+        "mm_bench.c", "harness/mm_bench_report.c", "harness/mm_interpose.c", "mm_json.c",
+        "mm_timer.c", "harness/mm_seal.c", "mm_confine.c")]
     for i, text in enumerate(sources):
         path = tmp_path / f"{name}{i}.c"
         path.write_text(text)
         srcs.append(str(path))
     exe = str(tmp_path / name)
     subprocess.run([cc, "-std=gnu11", "-O2", "-D_GNU_SOURCE", "-pthread", *flags,
-                    "-I" + os.path.join(ROOT, "common"), "-o", exe, *srcs, "-ldl", "-lm",
+                    "-I" + os.path.join(ROOT, "common"),
+                    "-I" + os.path.join(ROOT, "common", "harness"), "-o", exe, *srcs, "-ldl", "-lm",
                     "-lseccomp", "-lcrypto"],
                    check=True, capture_output=True, text=True)
     res = subprocess.run([exe], capture_output=True, text=True, timeout=60)
