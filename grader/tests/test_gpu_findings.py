@@ -118,7 +118,7 @@ def test_broken_nvcc_builds_without_gpu_parts(tmp_path):
     nvcc.chmod(0o755)
     out = tmp_path / "out"
     res = _make(LAB07, str(out), f"NVCC_FOUND={nvcc}",
-                str(out / "check_lab"))
+                str(out / "check_lab"), str(out / "student_lab"))
     assert res.returncode == 0, res.stdout + res.stderr
     assert "cannot compile CUDA on this machine" in res.stdout and "unsupported GNU" in res.stdout
     tests = subprocess.run([str(out / "check_lab")], capture_output=True, text=True, timeout=300,

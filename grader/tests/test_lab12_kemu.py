@@ -139,7 +139,8 @@ def test_gpu_metrics_skip_without_a_gpu(tmp_path):
     out = str(tmp_path / "out")
     res = subprocess.run(["make", "-s", "-f", "common/lab-build.mk", f"LABSRC={LAB}",
                           f"OUT={out}", "EDITABLE=src/kernels.cu", "LAB_CUDA=1", "NVCC_FOUND=",
-                          f"{out}/bench"], cwd=ROOT, capture_output=True, text=True)
+                          f"{out}/bench", f"{out}/student_lab"],   # the bench calls the student's
+                         cwd=ROOT, capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
     for env, why in (({}, "built without nvcc"), ({"MLMEM_CUDA": "emulate"}, "MLMEM_CUDA=emulate")):
         report = _bench(f"{out}/bench", **env)
