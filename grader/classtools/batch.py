@@ -72,25 +72,50 @@ def _listed(parts: list[dict], key: str) -> list:
 
 
 def _merge(parts: list[dict]) -> dict:
-    """One results.json from the tests pass and the metrics pass of a student: their tests, notes
-    (extra_data.notes, and output joined for people), leaderboards and per-lab totals
-    (extra_data.labs: scores added up; info and seed from the pass that has them)."""
-    tests = [t for p in parts for t in p.get("tests", [])]
+    """One results.json from the tests pass and the metrics pass of a student: their tests (one
+    entry per name: a pass that reports an item another pass already did is not counted twice),
+    notes (extra_data.notes, each once, and output joined for people), leaderboards, the run
+    time of both, and per-lab totals (extra_data.labs: counted again from the tests kept; info
+    and seed from the pass that has them)."""
+    seen: set[str] = set()
+    tests = []
+    for t in (t for p in parts for t in p.get("tests", [])):
+        if t.get("name") not in seen:
+            seen.add(t.get("name"))
+            tests.append(t)
     labs: dict[str, dict] = {}
     for p in parts:
         for lab, v in p.get("extra_data", {}).get("labs", {}).items():
             mine = labs.setdefault(lab, {})
-            for k, x in v.items():
-                mine[k] = round(mine.get(k, 0) + x, 2) if isinstance(x, (int, float)) else x
+            mine.update({k: x for k, x in v.items() if not isinstance(x, (int, float))})
+    notes = []
+    for n in _listed(parts, "notes"):
+        if n not in notes:
+            notes.append(n)
     out = {"score": round(sum(t["score"] for t in tests), 2),
            "max_score": round(sum(t["max_score"] for t in tests), 2),
+           "execution_time": round(sum(p.get("execution_time", 0) for p in parts), 1),
            "tests": tests, "leaderboard": [e for p in parts for e in p.get("leaderboard", [])],
-           "extra_data": {"labs": labs, "notes": _listed(parts, "notes"),
+           "extra_data": {"labs": labs, "notes": notes,
                           "not_measured": _listed(parts, "not_measured")}}
-    said = [p["output"] for p in parts if p.get("output")]
+    _count_labs(out)
+    said = []
+    for p in parts:
+        if p.get("output") and p["output"] not in said:
+            said.append(p["output"])
     if said:
         out["output"] = "\n".join(said)
     return out
+
+
+def _count_labs(res: dict) -> None:
+    """Each lab's score, max_score and skipped_points in res's extra_data.labs, counted from
+    res's tests (a lab with no tests listed keeps what it had)."""
+    for lab, v in res["extra_data"].get("labs", {}).items():
+        mine = [t for t in res["tests"] if t.get("lab") == lab]
+        v.update(score=round(sum(t["score"] for t in mine), 2),
+                 max_score=round(sum(t["max_score"] for t in mine), 2),
+                 skipped_points=round(sum(t["max_score"] for t in mine if "status" not in t), 2))
 
 
 def _again(res: dict) -> bool:
@@ -107,12 +132,8 @@ def _measured_over(first: dict, later: dict) -> dict:
     out["extra_data"]["not_measured"] = [n for n in out["extra_data"].get("not_measured", [])
                                          if n["name"] not in got]
     out["score"] = round(sum(t["score"] for t in tests), 2)
-    labs = out["extra_data"].get("labs", {})
-    for lab, v in labs.items():
-        mine = [t for t in tests if t.get("lab") == lab]
-        labs[lab] = {**v, "score": round(sum(t["score"] for t in mine), 2),
-                     "skipped_points": round(sum(t["max_score"] for t in mine
-                                                 if "status" not in t), 2)}
+    out["extra_data"]["labs"] = {k: dict(v) for k, v in out["extra_data"].get("labs", {}).items()}
+    _count_labs(out)
     return out
 
 

@@ -73,12 +73,26 @@ class Grading:
         self.items = [i for i in self.items if (i.lab, i.kind, i.name) not in new] + items
         self.save(False)
 
+    def _kinds(self, lab: Lab) -> list[tuple[str, list]]:
+        """The (kind, lab.toml entries) this run grades: a tests pass has only the tests, a
+        metrics pass only the metrics, so that a batch's two passes of a lab that cannot be run
+        add up to the lab's items once."""
+        return [(k, xs) for k, xs, part in (("test", lab.tests, "tests"),
+                                            ("metric", lab.metrics, "metrics"))
+                if self.parts in ("all", part)]
+
+    def _run_note(self, lab: Lab, text: str):
+        """A note on the whole lab (its build): kept by one pass only, the tests pass where a
+        batch splits the grading (the metrics pass says the same)."""
+        if self.parts != "metrics" or not lab.tests:
+            self.notes.append(Note(lab.id, text))
+
     def _not_built(self, lab: Lab, built: build.Built) -> list[Item]:
         why = ("no submission for this lab" if built.no_submission else
                "does not compile:\n" + build.first_errors(built.log))
         cause = Cause.NO_SUBMISSION if built.no_submission else Cause.NOT_BUILT
         return [Item(lab.id, kind, x.name, x.points, output=why, cause=cause)
-                for kind, xs in (("test", lab.tests), ("metric", lab.metrics)) for x in xs]
+                for kind, xs in self._kinds(lab) for x in xs]
 
     def _compiler_crashed(self, lab: Lab, built: build.Built) -> list[Item]:
         """The compiler itself crashed building the lab: a compiler bug, never the student's
@@ -96,8 +110,8 @@ class Grading:
         status = FAILED if built.crash_in_student else SKIPPED
         items = [Item(lab.id, kind, x.name, x.points, status=status, output=why + "\n" + tell,
                       cause=Cause.COMPILER_CRASH)
-                 for kind, xs in (("test", lab.tests), ("metric", lab.metrics)) for x in xs]
-        self.notes.append(Note(lab.id, f"{why}\n{tell}"))
+                 for kind, xs in self._kinds(lab) for x in xs]
+        self._run_note(lab, f"{why}\n{tell}")
         self.record(lab, items, show=False)
         return items
 
@@ -116,7 +130,7 @@ class Grading:
             self.out("  BUILD FAILED " + ("" if built.no_submission else
                                           "\n    " + build.first_errors(built.log).replace("\n", "\n    ")))
             items = self._not_built(lab, built)
-            self.notes.append(Note(lab.id, f"build failed\n{build.first_errors(built.log)}"))
+            self._run_note(lab, f"build failed\n{build.first_errors(built.log)}")
             self.record(lab, items, show=False)
             return items
         run_base = f"{build.submission_tag(self.submission)}-{lab.slug}"

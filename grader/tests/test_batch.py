@@ -70,14 +70,14 @@ def test_merge_keeps_notes_seeds_and_lab_totals():
                                "status": "passed", "lab": "01"}],
                     "output": "lab 01: cut",
                     "extra_data": {"notes": [{"lab": "01", "text": "cut"}],
-                                   "labs": {"01": {"score": 3, "max_score": 3, "skipped_points": 6,
+                                   "labs": {"01": {"score": 3, "max_score": 3, "skipped_points": 0,
                                                    "info": {"x": 1}}}}}
     m = batch._merge([tests_pass, metrics_pass])
     assert (m["score"], m["max_score"]) == (4, 5)
     assert m["output"] == "lab 01: a note\nlab 01: cut"
     assert m["extra_data"]["notes"] == [{"lab": "01", "text": "a note"},
                                         {"lab": "01", "text": "cut"}]
-    assert m["extra_data"]["labs"]["01"] == {"score": 4, "max_score": 5, "skipped_points": 6,
+    assert m["extra_data"]["labs"]["01"] == {"score": 4, "max_score": 5, "skipped_points": 0,
                                              "info": {"x": 1}, "seed": seed}
     assert batch._lab_scores(m, [labs.load(SLUG)]) == {"lab01": 4}
 
@@ -102,3 +102,39 @@ def test_a_later_run_measures_what_the_first_could_not():
     assert m["extra_data"]["labs"]["01"] == {"score": 4.5, "max_score": 9, "skipped_points": 4}
     assert [n["name"] for n in m["extra_data"]["not_measured"]] == [hw["name"]]
     assert not batch._again(m), "hardware the machine lacks is not measured again"
+
+
+def _not_built_pass(parts: str) -> dict:
+    """results.json of one batch pass over lab 03 when it does not compile (no compiling)."""
+    from grader.grading import build, grade
+    from grader.reports import report
+    lab = labs.load("lab03-tensor-strides")
+    g = grade.Grading("subs/x", None, out=lambda *_: None, parts=parts)
+    built = build.Built(False, "", "x.c:1:1: error: expected ';'", [])
+    items = g._not_built(lab, built)
+    g._run_note(lab, "build failed")
+    return report.results_json(items, 1.0, g.notes, True)
+
+
+def test_a_submission_that_does_not_compile_counts_each_item_once():
+    """A batch grades tests and benchmarks in two passes: when the lab does not compile, each
+    pass reports only its own items and one of them the build error, so the merged result is 0
+    of the lab's maximum (once), every item listed once."""
+    from grader.classtools import batch
+    lab = labs.load("lab03-tensor-strides")
+    most = sum(t.points for t in lab.tests) + sum(m.points for m in lab.metrics)
+    m = batch._merge([_not_built_pass("tests"), _not_built_pass("metrics")])
+    names = [t["name"] for t in m["tests"]]
+    assert (m["score"], m["max_score"]) == (0, most), m["max_score"]
+    assert len(names) == len(set(names)) == len(lab.tests) + len(lab.metrics)
+    assert [n["text"] for n in m["extra_data"]["notes"]] == ["build failed"]
+    assert m["execution_time"] == 2.0, "the run's time is both passes'"
+
+
+def test_merge_counts_an_item_two_passes_report_once():
+    from grader.classtools import batch
+    t = {"name": "lab01 / t", "score": 0, "max_score": 2, "status": "failed", "lab": "01"}
+    one = {"tests": [t], "extra_data": {"labs": {"01": {"score": 0, "max_score": 2}}}}
+    m = batch._merge([one, one])
+    assert (m["max_score"], len(m["tests"])) == (2, 1)
+    assert m["extra_data"]["labs"]["01"]["max_score"] == 2
