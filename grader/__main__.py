@@ -69,9 +69,9 @@ def cmd_batch(a) -> int:
                           "run it as root, or install bubblewrap where user namespaces work")
     extra = ["--hidden", a.hidden] if a.hidden else []
     if a.engine == "local":
-        batch.run(a.folder, labs.select(a.lab), a.out, a.jobs, a.timeout, extra)
+        batch.run(a.folder, labs.select(a.lab), a.out, a.jobs, a.timeout, extra, fresh=a.fresh)
         return 0
-    p = batch.plan(a.folder, labs.select(a.lab), a.out, a.timeout, extra)
+    p = batch.plan(a.folder, labs.select(a.lab), a.out, a.timeout, extra, a.fresh)
     slurm.run(p, a.slurm_args.split(), a.wait)
     return 0
 
@@ -165,6 +165,8 @@ def main(argv=None) -> int:
     b.add_argument("--timeout", type=float, default=1800, help="seconds per pass per submission")
     b.add_argument("--hidden", help="folder of instructor-only tests")
     b.add_argument("--out", default=os.path.join("build", "batch"), help="output folder")
+    b.add_argument("--fresh", action="store_true",
+                   help="start over in an output folder that holds another batch")
     b.add_argument("--engine", choices=["local", "slurm"], default="local",
                    help="local: this machine; slurm: an array job and an exclusive job")
     b.add_argument("--no-wait", dest="wait", action="store_false",

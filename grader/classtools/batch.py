@@ -15,11 +15,13 @@ from __future__ import annotations
 import concurrent.futures
 import csv
 import json
+import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from ..rules import labs, submission
 from ..rules.config import ConfigError
@@ -167,12 +169,15 @@ def _lab_scores(res: dict, chosen: list[Lab]) -> dict[str, float]:
 class Plan:
     """A batch: the labs, each student's tree (None: no lab files found) and the passes'
     settings; saved as <out>/plan.json, so that any engine (threads here, Slurm jobs, a
-    hand-written job) runs the same passes and `grader merge` finds them."""
+    hand-written job) runs the same passes and `grader merge` finds them. submissions and
+    hashes (student -> tree_hash of their folder) bind the output folder to what it grades."""
     out_dir: str
     labs: list[str]
     trees: dict[str, str | None]
     timeout: float
     extra: list[str]
+    submissions: str = ""
+    hashes: dict[str, str] = field(default_factory=dict)
 
     @property
     def chosen(self) -> list[Lab]:
@@ -200,15 +205,70 @@ def load_plan(out_dir: str) -> Plan:
         raise ConfigError(f"{out_dir}: no batch plan ({PLAN}) to merge: {e}") from e
 
 
+def tree_hash(path: str) -> str:
+    """sha256 over the relative paths and bytes of every file under path (links as their
+    target's text), in a fixed order: the same files give the same hash wherever they lie."""
+    h = hashlib.sha256()
+    for root, dirs, files in os.walk(path):
+        dirs.sort()
+        for name in sorted(files):
+            full = os.path.join(root, name)
+            h.update(os.path.relpath(full, path).encode() + b"\0")
+            if os.path.islink(full):
+                h.update(b"link:" + os.readlink(full).encode())
+            else:
+                with open(full, "rb") as f:
+                    h.update(hashlib.sha256(f.read()).digest())
+    return h.hexdigest()
+
+
+def _mismatch(old: Plan, new: Plan) -> str:
+    """Why a batch folder holding `old` cannot take `new` (another lab, another folder of
+    submissions, other students, changed files); '' when it can."""
+    if old.labs != new.labs:
+        return f"it holds a batch of {', '.join(old.labs)}, not {', '.join(new.labs)}"
+    if old.submissions != new.submissions:
+        return f"it holds the submissions of {old.submissions or 'another folder'}"
+    if sorted(old.hashes) != sorted(new.hashes):
+        return f"it holds the students {', '.join(sorted(old.hashes)) or '(none)'}"
+    changed = [s for s in sorted(new.hashes) if old.hashes[s] != new.hashes[s]]
+    return f"the files of {', '.join(changed)} changed since it was graded" if changed else ""
+
+
+def _start_over(out_dir: str, old: Plan | None):
+    """Removes what a former batch left in out_dir: its plan, summary, students' folders and
+    Slurm logs (nothing else: out_dir may hold other files)."""
+    if old is None:
+        return
+    for name in [PLAN, "summary.csv", "summary.json", "slurm", *old.trees]:
+        path = os.path.join(out_dir, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        elif os.path.lexists(path):
+            os.remove(path)
+
+
 def plan(folder: str, chosen: list[Lab], out_dir: str, timeout: float,
-         extra: list[str]) -> Plan:
-    """Finds each student's work (one sub-folder per student) and saves the plan."""
+         extra: list[str], fresh: bool = False) -> Plan:
+    """Finds each student's work (one sub-folder per student) and saves the plan. An output
+    folder is bound to the batch it holds: the same labs, submissions and files resume it (the
+    passes already done stay done); anything else raises ConfigError with the reason, unless
+    fresh, which removes the former batch's files and starts over."""
     students = sorted(d for d in os.listdir(folder)
                       if os.path.isdir(os.path.join(folder, d)) and not d.startswith("."))
-    trees = {s: submission.resolve(os.path.join(folder, s), chosen,
-                                   os.path.join(out_dir, s, "tree")) for s in students}
-    p = Plan(os.path.abspath(out_dir), [lab.slug for lab in chosen],
-             {s: os.path.abspath(t) if t else None for s, t in trees.items()}, timeout, extra)
+    p = Plan(os.path.abspath(out_dir), [lab.slug for lab in chosen], {}, timeout, extra,
+             os.path.abspath(folder), {s: tree_hash(os.path.join(folder, s)) for s in students})
+    old = load_plan(out_dir) if os.path.isfile(os.path.join(out_dir, PLAN)) else None
+    if old is not None and not fresh:
+        why = _mismatch(old, p)
+        if why:
+            raise ConfigError(f"{out_dir}: {why}; grade into another folder (OUT=...) or start "
+                              "over in this one with --fresh (make batch FRESH=1)")
+    if fresh:
+        _start_over(out_dir, old)
+    p.trees = {s: submission.resolve(os.path.join(folder, s), chosen,
+                                     os.path.join(out_dir, s, "tree")) for s in students}
+    p.trees = {s: os.path.abspath(t) if t else None for s, t in p.trees.items()}
     p.save()
     return p
 
@@ -220,28 +280,31 @@ def tests_pass(p: Plan, s: str, out=print):
     out(f"  tests   {s:<24} {secs:6.1f} s  {status}")
 
 
-def metrics_pass(p: Plan, out=print):
-    """Every student's benchmarks, one at a time; then, again one at a time, what a run could
-    not measure."""
+def metrics_pass(p: Plan, out=print, students: list[str] | None = None):
+    """The benchmarks of `students` (default: those whose metrics pass left no status: a job
+    that was lost, never the finished ones), one at a time; then, again one at a time, what a
+    run could not measure."""
     if not any(lab.metrics for lab in p.chosen):
         return
-    out("benchmarks, one submission at a time")
-    for s in p.todo:
+    students = missing(p, "metrics") if students is None else students
+    out(f"benchmarks, one submission at a time ({len(students)} of {len(p.todo)})")
+    for s in students:
         status, secs = _grade(p.trees[s], os.path.join(p.out_dir, s, "metrics"), "metrics",
                               p.chosen, p.timeout, p.extra)
         out(f"  metrics {s:<24} {secs:6.1f} s  {status}")
-    for s in p.todo:   # later: a passing load has had time to go
+    for s in students:   # later: a passing load has had time to go
         _remeasure(s, p.trees[s], p.out_dir, p.chosen, p.timeout, p.extra, out)
 
 
 def run(folder: str, chosen: list[Lab], out_dir: str, jobs: int, timeout: float,
-        extra: list[str], out=print) -> list[dict]:
-    """The local engine: unit tests `jobs` students at a time, then the benchmarks."""
-    p = plan(folder, chosen, out_dir, timeout, extra)
+        extra: list[str], out=print, fresh: bool = False) -> list[dict]:
+    """The local engine: unit tests `jobs` students at a time, then the benchmarks (every
+    student's, in an output folder that held this very batch too)."""
+    p = plan(folder, chosen, out_dir, timeout, extra, fresh)
     out(f"batch: {len(p.trees)} submissions; unit tests {jobs} at a time")
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         list(pool.map(lambda s: tests_pass(p, s, out), p.todo))
-    metrics_pass(p, out)
+    metrics_pass(p, out, p.todo)
     return merge(p.out_dir, out)
 
 

@@ -138,3 +138,56 @@ def test_merge_counts_an_item_two_passes_report_once():
     m = batch._merge([one, one])
     assert (m["max_score"], len(m["tests"])) == (2, 1)
     assert m["extra_data"]["labs"]["01"]["max_score"] == 2
+
+
+def _class_of(root, names=("ann", "ben")):
+    """A tiny class: each student a folder with one loose file (nothing is graded)."""
+    for n in names:
+        os.makedirs(root / n, exist_ok=True)
+        (root / n / "view.c").write_text(f"/* {n} */\n")
+    return root
+
+
+def test_a_batch_folder_is_bound_to_its_lab_and_submissions(tmp_path):
+    """An output folder holding one batch refuses another lab, another class or changed files,
+    with the reason; the same batch resumes; --fresh starts over (the old summary is gone)."""
+    from grader.classtools import batch
+    from grader.rules.config import ConfigError
+    subs, out = _class_of(tmp_path / "subs"), str(tmp_path / "out")
+    lab03, lab09 = labs.select("03"), labs.select("09")
+    batch.plan(str(subs), lab09, out, 60, [])
+    (tmp_path / "out" / "summary.csv").write_text("student,lab09\nann,90\n")
+    with pytest.raises(ConfigError, match="holds a batch of lab09-paged-kv-cache, not lab03"):
+        batch.plan(str(subs), lab03, out, 60, [])
+    with pytest.raises(ConfigError, match="submissions of"):
+        batch.plan(str(_class_of(tmp_path / "other")), lab09, out, 60, [])
+    batch.plan(str(subs), lab09, out, 60, [])            # the same batch: resumed
+    (subs / "ben" / "view.c").write_text("/* changed */\n")
+    with pytest.raises(ConfigError, match="files of ben changed"):
+        batch.plan(str(subs), lab09, out, 60, [])
+    p = batch.plan(str(subs), lab03, out, 60, [], fresh=True)
+    assert p.labs == ["lab03-tensor-strides"] and not os.path.exists(tmp_path / "out" / "summary.csv")
+
+
+def test_the_metrics_job_grades_only_the_benchmarks_that_were_lost(tmp_path, monkeypatch):
+    """Collecting after a lost benchmarks job: the students whose benchmarks finished are not
+    graded again; the local engine, given the class, grades every student."""
+    from grader.classtools import batch
+    subs = _class_of(tmp_path / "subs", ("ann", "ben", "cat"))
+    p = batch.plan(str(subs), labs.select("03"), str(tmp_path / "out"), 60, [])
+    graded = []
+
+    def fake(src, out, parts, chosen, timeout, extra):
+        graded.append(os.path.basename(os.path.dirname(out)))
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "status.json"), "w") as f:
+            f.write('{"status": "ok", "seconds": 1}')
+        return "ok", 1.0
+    monkeypatch.setattr(batch, "_grade", fake)
+    for s in ("ann", "cat"):
+        fake("", os.path.join(p.out_dir, s, "metrics"), "", [], 0, [])
+    graded.clear()
+    batch.metrics_pass(p, out=lambda *_: None)
+    assert graded == ["ben"]
+    batch.metrics_pass(p, out=lambda *_: None, students=p.todo)
+    assert graded == ["ben", "ann", "ben", "cat"]
