@@ -53,7 +53,7 @@ def cmd_grade(a) -> int:
     secret = env.staff_seed
     g = Grading(a.submission, secret or a.seed or env.seed,
                 results_dir=a.out or GRADE_DIR, secret=bool(secret),
-                hidden_dir=a.hidden, parts=a.parts)
+                hidden_dir=a.hidden, parts=a.parts, staff=a.staff)
     items = g.run(chosen)
     score, most, unmeasured = report.totals(items)
     return 1 if a.strict and score < most - unmeasured else 0
@@ -156,6 +156,8 @@ def main(argv=None) -> int:
     g.add_argument("--hidden", help="folder of instructor-only tests (see grader/rules/hidden.py)")
     g.add_argument("--parts", choices=["all", "tests", "metrics"], default="all",
                    help="grade only the unit tests or only the benchmark (batch grading)")
+    g.add_argument("--staff", action="store_true",
+                   help="also write staff.json: hidden tests' own messages (course staff only)")
     g.set_defaults(fn=cmd_grade)
     b = sub.add_parser("batch", help="grade a folder of submissions into one summary")
     b.add_argument("folder", help="one sub-folder per student")

@@ -23,6 +23,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 
+from ..reports import report
 from ..rules import labs, submission
 from ..rules.config import ConfigError
 from ..rules.labs import ROOT, Lab
@@ -33,7 +34,7 @@ def _grade(src: str, out: str, parts: str, chosen: list[Lab], timeout: float,
     """One pass of one submission in a grader subprocess. Returns (status, seconds)."""
     os.makedirs(out, exist_ok=True)
     cmd = [sys.executable, "-m", "grader", "grade", "--submission", src, "--out", out,
-           "--parts", parts, *extra]
+           "--parts", parts, "--staff", *extra]
     if len(chosen) == 1:
         cmd += ["--lab", chosen[0].id]
     start = time.monotonic()
@@ -337,12 +338,24 @@ def merge(out_dir: str, out=print) -> list[dict]:
 
 
 def _page(folder: str, out):
-    """The student's report.html beside their merged results.json (a failure changes no grade)."""
+    """The student's report.html beside their merged results.json, and the staff's copy,
+    staff.html, which says why a hidden test failed (a failure changes no grade)."""
     from ..reports import html_report
     try:
         html_report.write(folder)
+        html_report.write(folder, staff=True)
     except (OSError, ValueError, KeyError) as e:
         out(f"  note: no report.html for {os.path.basename(folder)} ({e})")
+
+
+def _staff(out_dir: str, s: str):
+    """<student>/staff.json: the withheld messages of both passes (report.staff_json)."""
+    withheld = {}
+    for part in ("tests", "metrics"):
+        withheld.update(_load(os.path.join(out_dir, s, part, report.STAFF_FILE)).get("withheld")
+                        or {})
+    with open(os.path.join(out_dir, s, report.STAFF_FILE), "w") as f:
+        json.dump({"withheld": withheld}, f, indent=2)
 
 
 def _summarize(students, rows, chosen, out_dir, out) -> list[dict]:
@@ -353,6 +366,7 @@ def _summarize(students, rows, chosen, out_dir, out) -> list[dict]:
         os.makedirs(os.path.join(out_dir, s), exist_ok=True)
         with open(os.path.join(out_dir, s, "results.json"), "w") as f:
             json.dump(res, f, indent=2)
+        _staff(out_dir, s)
         _page(os.path.join(out_dir, s), out)
         table.append({**rows[s], "score": res["score"], "max_score": res["max_score"],
                       "not_measured": round(sum(n["points"] for n in
@@ -367,7 +381,8 @@ def _summarize(students, rows, chosen, out_dir, out) -> list[dict]:
     with open(os.path.join(out_dir, "summary.json"), "w") as f:
         json.dump(table, f, indent=2)
     out(f"summary: {os.path.relpath(os.path.join(out_dir, 'summary.csv'))}, summary.json, "
-        "and <student>/results.json, <student>/report.html")
+        "and <student>/results.json, <student>/report.html (theirs), <student>/staff.html "
+        "(yours: why hidden tests failed)")
     return table
 
 

@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 
 from ..confinement import boundary, isolation, sandbox, seal
-from ..rules import hidden, hostenv
+from ..rules import hostenv
 from . import hw
 from ..rules.labs import Lab
 from ..rules.results import PASSED, SKIPPED, Cause, Item
@@ -97,8 +97,9 @@ def _parse_xml(path: str) -> dict[str, tuple[str, str]]:
 
 def _item(lab: Lab, t, xml: dict, done: dict[str, seal.Mark], whole: sandbox.RunResult) -> Item:
     """Test t's item: skipped on its MM_SKIP record, passed on its sealed completion record and
-    Check's success, else failed with Check's message (withheld for a hidden test) or, with a
-    Cause, the grader's words on how it ended (no result, or no completion record)."""
+    Check's success, else failed with Check's message (report.shown_output withholds a hidden
+    test's from students; staff.json keeps it for the course staff) or, with a Cause, the
+    grader's words on how it ended (no result, or no completion record)."""
     item = Item(lab.id, "test", t.name, t.points)
     mark = done.get(t.name)
     if mark is not None and mark.skipped:
@@ -112,7 +113,7 @@ def _item(lab: Lab, t, xml: dict, done: dict[str, seal.Mark], whole: sandbox.Run
         elif result == "success":
             item.output, item.cause = EXITED_EARLY, Cause.EXITED_EARLY
         else:
-            item.output = hidden.WITHHELD if t.hidden else msg
+            item.output = msg
     return item
 
 

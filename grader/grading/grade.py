@@ -2,6 +2,7 @@
 goes and rewrites results.json after every step, so an interrupted run still leaves a result."""
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -24,14 +25,16 @@ class Grading:
     """One grading run. seed: the tests' seed (None: fresh); secret: pass it without printing it;
     hidden_dir: instructor-only tests (grader/rules/hidden.py); parts: "all", "tests" (no benchmark)
     or "metrics" (benchmark only), so batch grading can run tests in parallel and benchmarks
-    one at a time."""
+    one at a time; staff: also write staff.json (report.staff_json: hidden tests' own messages,
+    for the course staff's pages; never where students grade)."""
 
     def __init__(self, submission: str, seed: str | None, out=print, results_dir: str = GRADE_DIR,
-                 secret: bool = False, hidden_dir: str | None = None, parts: str = "all"):
+                 secret: bool = False, hidden_dir: str | None = None, parts: str = "all",
+                 staff: bool = False):
         self.submission = submission
         self.results_dir = results_dir
         self.seed, self.secret = seed, secret
-        self.hidden_dir, self.parts = hidden_dir, parts
+        self.hidden_dir, self.parts, self.staff = hidden_dir, parts, staff
         self.items: list[Item] = []
         self.notes: list[Note] = []
         self.info: dict[str, dict] = {}    # lab id -> its benchmark's info figures
@@ -46,6 +49,9 @@ class Grading:
         elapsed = time.monotonic() - self.start
         report.write_results(os.path.join(self.results_dir, "results.json"), self.items, elapsed,
                              self.notes, done, self.info, self.seeds, self.staged)
+        if self.staff:
+            report.write_text(os.path.join(self.results_dir, report.STAFF_FILE),
+                              json.dumps(report.staff_json(self.items), indent=2) + "\n")
         if done:
             report.write_junit(os.path.join(self.results_dir, "junit.xml"), self.items)
 

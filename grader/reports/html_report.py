@@ -300,7 +300,21 @@ def lost_points(items: list[Entry]) -> bool:
     return any(i.state in (FAIL, PART) for i in items)
 
 
-def _header(results: dict, by_lab: dict, graded_at: float, seeds: dict) -> str:
+STAFF_NOTE = ("Course staff's copy: a hidden test's own message is shown here; students see it "
+              "withheld (their page is report.html). Do not hand this page to a student.")
+
+
+def with_staff(results: dict, withheld: dict) -> dict:
+    """results with each hidden test's withheld message (staff.json's "withheld": tests[] name
+    -> message) put back, for the course staff's page."""
+    tests = [{**t, "output": report.markdown(withheld[t["name"]])}
+             if isinstance(t, dict) and isinstance(withheld.get(t.get("name")), str) else t
+             for t in results.get("tests") or []]
+    return {**results, "tests": tests}
+
+
+def _header(results: dict, by_lab: dict, graded_at: float, seeds: dict,
+            staff: bool = False) -> str:
     score, most = _num(results.get("score")), _num(results.get("max_score"))
     skipped = sum(_lab_totals(k, results, v)[2] for k, v in by_lab.items())
     when = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(graded_at))
@@ -310,6 +324,8 @@ def _header(results: dict, by_lab: dict, graded_at: float, seeds: dict) -> str:
              _bar(score, most),
              f'<p class="muted">graded {e(when)}; the run took '
              f'{_num(results.get("execution_time")):g} s</p>']
+    if staff:
+        parts.append(f'<div class="warn">{e(STAFF_NOTE)}</div>')
     if (results.get("extra_data") or {}).get("complete") is False:
         parts.append('<div class="warn">This grading run did not finish (interrupted, or still '
                      'under way): these are partial results.</div>')
@@ -482,13 +498,16 @@ def notes_in(results: dict) -> list[Note]:
             and isinstance(n.get("text"), str)]
 
 
-def render(results: dict, graded_at: float, plots: dict | None = None) -> str:
+def render(results: dict, graded_at: float, plots: dict | None = None,
+           staff: bool = False) -> str:
     """The page for results (results.json as a dict; each lab's seed line from its
     extra_data.labs). plots: lab id -> {"figures": [{title, caption, png (base64)}],
-    "notes": [...]}. Every text is escaped; nothing is loaded from outside the page."""
+    "notes": [...]}. staff: the course staff's copy (says so; with_staff's messages). Every
+    text is escaped; nothing is loaded from outside the page."""
     by_lab = entries_by_lab(results)
     seeds, plots = seeds_in(results), plots or {}
-    body = [_header(results, by_lab, graded_at, {k: seeds[k] for k in by_lab if k in seeds})]
+    body = [_header(results, by_lab, graded_at, {k: seeds[k] for k in by_lab if k in seeds},
+                    staff)]
     body += [_lab_section(k, results, v, plots) for k, v in by_lab.items()]
     body.append(_stuck(by_lab))
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -546,17 +565,36 @@ def _fallback_plots(results_dir: str, lab_ids, plots: dict) -> dict:
     return out
 
 
-def write(results_dir: str, lab_id: str | None = None) -> str:
+def _staff_withheld(results_dir: str) -> dict:
+    """staff.json's "withheld" map beside results.json; {} where there is none."""
+    try:
+        with open(os.path.join(results_dir, report.STAFF_FILE)) as f:
+            found = json.load(f).get("withheld")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def page_name(lab_id: str | None = None, staff: bool = False) -> str:
+    """report.html, report-labNN.html for one lab; staff.html, staff-labNN.html for staff."""
+    stem = "staff" if staff else "report"
+    return f"{stem}-lab{lab_id}.html" if lab_id else f"{stem}.html"
+
+
+def write(results_dir: str, lab_id: str | None = None, staff: bool = False) -> str:
     """Writes results_dir/report.html (report-labNN.html for one lab) from results_dir's
-    results.json and what its grading run saved; returns its path. Raises OSError/ValueError
+    results.json and what its grading run saved; returns its path. staff: the course staff's
+    copy instead (staff.html: hidden tests' messages from staff.json). Raises OSError/ValueError
     when results.json is missing or unreadable, KeyError when it has no lab lab_id."""
     results, digest, mtime = read_results(results_dir)
     plots = _run_plots(results_dir, digest)
+    if staff:
+        results = with_staff(results, _staff_withheld(results_dir))
     if lab_id:
         results = only_lab(results, lab_id)
     plots = _fallback_plots(results_dir, entries_by_lab(results), plots)
-    path = os.path.join(results_dir, f"report-lab{lab_id}.html" if lab_id else PAGE)
-    report.write_text(path, render(results, mtime, plots))
+    path = os.path.join(results_dir, page_name(lab_id, staff))
+    report.write_text(path, render(results, mtime, plots, staff))
     return path
 
 

@@ -157,9 +157,23 @@ def visibility(i: Item) -> str:
     return i.visibility or ("after_published" if i.hidden else "visible")
 
 
+def entry_name(i: Item) -> str:
+    """The item's name in results.json's tests[]: "lab01 / test" or "lab01 / performance: m"."""
+    return f"lab{i.lab} / " + (i.name if i.kind == "test" else f"performance: {i.name}")
+
+
+STAFF_FILE = "staff.json"
+
+
+def staff_json(items: list[Item]) -> dict:
+    """What only the course staff may read beside results.json: {"withheld": {tests[] name: the
+    message students see withheld}} (a hidden test's own words: a failed check, a crash)."""
+    return {"withheld": {entry_name(i): i.output for i in items if shown_output(i) != i.output}}
+
+
 def _entry(i: Item) -> dict:
     """One item of results.json's tests[]."""
-    name = f"lab{i.lab} / " + (i.name if i.kind == "test" else f"performance: {i.name}")
+    name = entry_name(i)
     output = markdown(shown_output(i))
     if i.kind == "metric" and i.title:
         output += f"\n\nmeasures: {i.title}"

@@ -119,6 +119,22 @@ def test_a_hidden_test_shows_no_more_than_results_json(tmp_path):
     assert SKIP_WHY in page
 
 
+def test_the_staff_page_says_why_a_hidden_test_failed(tmp_path):
+    """A hidden test that crashed: the student's page (report.html) says it is withheld, the
+    course staff's (staff.html, from staff.json) gives the crash."""
+    crashed = Item("09", "test", "t_hidden", 2, 0, FAILED, "Received signal 11 (Segmentation "
+                   "fault) at check_x.c:9", hidden=True)
+    items = [crashed, Item("09", "test", "t_open", 2, 2, PASSED, "passed")]
+    (tmp_path / "results.json").write_text(json.dumps(report.results_json(items, 1, [], True)))
+    (tmp_path / report.STAFF_FILE).write_text(json.dumps(report.staff_json(items)))
+    theirs = open(html_report.write(str(tmp_path))).read()
+    ours = open(html_report.write(str(tmp_path), staff=True)).read()
+    assert "signal 11" not in theirs and html_report.e(hidden.WITHHELD) in theirs
+    assert "signal 11" in ours and html_report.e(html_report.STAFF_NOTE) in ours
+    assert os.path.basename(html_report.write(str(tmp_path), "09", staff=True)) == \
+        "staff-lab09.html"
+
+
 def test_gradescope_markdown_fences_are_taken_off():
     fenced = "does not compile:\n\n````\nsrc/kv.c:3: error: ``` `x`\n````"
     assert html_report.plain(fenced) == "does not compile:\nsrc/kv.c:3: error: ``` `x`"

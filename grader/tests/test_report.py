@@ -74,7 +74,9 @@ def test_a_test_without_a_result_or_a_completion_record_has_the_graders_cause():
     item = checkrun._item(lab, t, {"t": ("success", "")}, {}, _whole())
     assert (item.cause, item.output) == (Cause.EXITED_EARLY, checkrun.EXITED_EARLY)
     item = checkrun._item(lab, t, {"t": ("failure", "x == 3")}, {}, _whole())
-    assert (item.cause, item.output) == (Cause.OWN, hidden.WITHHELD)
+    item.hidden = True     # as the grading run records it
+    assert (item.cause, report.shown_output(item)) == (Cause.OWN, hidden.WITHHELD)
+    assert report.staff_json([item]) == {"withheld": {"lab01 / t": "x == 3"}}, "staff see why"
     item = checkrun._item(lab, t, {"t": ("success", "")}, {"t": seal.Mark()}, _whole())
     assert (item.status, item.cause) == (PASSED, Cause.OWN)
 
