@@ -27,7 +27,10 @@ help:
 	@echo "        [SUBMISSION=dir]     grade another tree laid out like labs/, every lab unless LAB=NN"
 	@echo "        [STRICT=1]           exit non-zero unless every measured item has full marks"
 	@echo "  make report [LAB=NN]       your latest grade as one page to open in a browser: tests, messages,"
-	@echo "                             metrics, your plots, hints (build/grade/report.html; no regrading)"
+	@echo "                             metrics, your plots, hints (build/grade/report.html, LAB=NN:"
+	@echo "                             report-labNN.html; no regrading)"
+	@echo "        [DIR=build/batch/<student>] [STAFF=1]  a batch student's page (STAFF=1: staff.html,"
+	@echo "                             with hidden tests' messages)"
 	@echo "  make hint LAB=NN [LEVEL=k] progressive hints: 1 a nudge, 2 the shape, 3 the step in words"
 	@echo "  make handin [LAB=NN]       the archive to hand in: your code, answers.md, timelog.md, the grade"
 	@echo "        [DEST=dir] [NOGRADE=1]  (<lab>-handin.tar.gz; LAB: the lab built or graded last)"
@@ -111,9 +114,10 @@ gradescope:
 calibrate:
 	@$(GRADER) calibrate $(if $(LAB),--lab $(LAB)) --runs "$(or $(RUNS),20)" $(if $(MARGIN),--margin $(MARGIN)) $(if $(THRESHOLDS),--write "$(THRESHOLDS)")
 
-# report.html again from build/grade/results.json (make grade writes it too); never grades.
+# report.html again from build/grade/results.json (make grade writes it too), or from a batch
+# student's folder (DIR=); never grades.
 report:
-	@$(GRADER).reports.html_report $(if $(LAB),--lab $(LAB))
+	@$(GRADER).reports.html_report $(if $(LAB),--lab $(LAB)) $(if $(DIR),--dir "$(DIR)") $(if $(filter 1,$(STAFF)),--staff)
 
 hint:
 	@$(GRADER) hint --lab "$(or $(LAB),$(error use: make hint LAB=NN [LEVEL=k]))" --level "$(or $(LEVEL),1)"

@@ -4,8 +4,10 @@ commands for every lab that lost points. It is built from results.json as data (
 may see is decided there: a hidden test's message is already withheld), escapes every text, and
 loads nothing: inline CSS, no script, plots as data: URIs, so it opens offline and can be mailed.
 
-`make grade` writes it when a run ends (after_grading); `make report [LAB=NN]`
-(`python3 -m grader.reports.html_report`) writes it again from results.json without grading."""
+`make grade` writes it when a run ends (after_grading); `make report [LAB=NN] [DIR=folder]
+[STAFF=1]` (`python3 -m grader.reports.html_report`) writes it again from results.json without
+grading: report.html, report-labNN.html for one lab; a batch student's with DIR, the staff's
+copy (staff.html) with STAFF=1."""
 from __future__ import annotations
 
 import argparse
@@ -622,12 +624,15 @@ def main(argv=None) -> int:
                                 description="rewrite report.html from results.json (no grading)")
     p.add_argument("--lab", help="only this lab: report-labNN.html")
     p.add_argument("--dir", default=grade.GRADE_DIR,
-                   help="the folder of results.json (default build/grade)")
+                   help="the folder of results.json (default build/grade; a batch student's: "
+                        "build/batch/<student>)")
+    p.add_argument("--staff", action="store_true",
+                   help="the course staff's copy, staff.html: hidden tests' messages shown")
     a = p.parse_args(argv)
     lab_id = a.lab.removeprefix("lab").zfill(2) if a.lab else None
     shown = os.path.relpath(os.path.join(a.dir, "results.json"))
     try:
-        path = write(a.dir, lab_id)
+        path = write(a.dir, lab_id, a.staff)
     except OSError:
         print(f"mlmem: no grade to report: {shown} is missing; `make grade` first", file=sys.stderr)
         return 1

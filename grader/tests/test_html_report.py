@@ -152,6 +152,20 @@ def test_make_report_writes_the_page_and_one_lab_without_grading(graded, capsys)
     assert html_report.main(["--dir", str(graded / "none")]) == 1
 
 
+def test_make_report_says_the_names_it_writes_and_reaches_a_batch_student(graded):
+    """`make help` names the files `make report` writes (report.html, report-labNN.html,
+    staff.html) and `make report DIR=<a batch student's folder> LAB=NN` writes there."""
+    helped = subprocess.run(["make", "-s", "help"], cwd=ROOT, capture_output=True, text=True,
+                            check=True).stdout
+    for name in (html_report.page_name(), html_report.page_name("NN"),
+                 html_report.page_name(staff=True)):
+        assert name in helped, name
+    assert "DIR=build/batch/<student>" in helped
+    subprocess.run(["make", "-s", "report", f"DIR={graded}", "LAB=09", "STAFF=1"], cwd=ROOT,
+                   check=True, capture_output=True)
+    assert (graded / "staff-lab09.html").is_file()
+
+
 def test_the_hook_never_fails_and_says_why(tmp_path):
     line = html_report.after_grading(str(tmp_path / "missing"), {})
     assert line.startswith("note: no HTML report") and "\n" not in line
