@@ -96,10 +96,10 @@ def _merge(parts: list[dict]) -> dict:
         if n not in notes:
             notes.append(n)
     out = {"score": round(sum(t["score"] for t in tests), 2),
-           "max_score": round(sum(t["max_score"] for t in tests), 2),
            "execution_time": round(sum(p.get("execution_time", 0) for p in parts), 1),
            "tests": tests, "leaderboard": [e for p in parts for e in p.get("leaderboard", [])],
-           "extra_data": {"labs": labs, "notes": notes,
+           "extra_data": {"max_score": round(sum(t["max_score"] for t in tests), 2),
+                          "labs": labs, "notes": notes,
                           "not_measured": _listed(parts, "not_measured")}}
     _count_labs(out)
     said = []
@@ -115,10 +115,10 @@ def _count_labs(res: dict) -> None:
     """Each lab's score, max_score and skipped_points in res's extra_data.labs, counted from
     res's tests (a lab with no tests listed keeps what it had)."""
     for lab, v in res["extra_data"].get("labs", {}).items():
-        mine = [t for t in res["tests"] if t.get("lab") == lab]
+        mine = [t for t in res["tests"] if report.entry_lab(t) == lab]
         v.update(score=round(sum(t["score"] for t in mine), 2),
                  max_score=round(sum(t["max_score"] for t in mine), 2),
-                 skipped_points=round(sum(t["max_score"] for t in mine if "status" not in t), 2))
+                 skipped_points=round(sum(t["max_score"] for t in mine if report.skipped(t)), 2))
 
 
 def _again(res: dict) -> bool:
@@ -129,8 +129,8 @@ def _again(res: dict) -> bool:
 def _measured_over(first: dict, later: dict) -> dict:
     """`first` with each item it left unmeasured taken from `later` where that run measured it;
     score, max_score and the per-lab totals counted again."""
-    got = {t["name"]: t for t in later.get("tests", []) if "status" in t}
-    tests = [got.get(t["name"], t) if "status" not in t else t for t in first.get("tests", [])]
+    got = {t["name"]: t for t in later.get("tests", []) if not report.skipped(t)}
+    tests = [got.get(t["name"], t) if report.skipped(t) else t for t in first.get("tests", [])]
     out = {**first, "tests": tests, "extra_data": dict(first.get("extra_data", {}))}
     out["extra_data"]["not_measured"] = [n for n in out["extra_data"].get("not_measured", [])
                                          if n["name"] not in got]
@@ -161,7 +161,7 @@ def _remeasure(s: str, tree: str, out_dir: str, chosen: list[Lab], timeout: floa
 def _lab_scores(res: dict, chosen: list[Lab]) -> dict[str, float]:
     out = {}
     for lab in chosen:
-        mine = [t for t in res["tests"] if t.get("lab") == lab.id]
+        mine = [t for t in res["tests"] if report.entry_lab(t) == lab.id]
         out[f"lab{lab.id}"] = round(sum(t["score"] for t in mine), 2)
     return out
 
@@ -368,7 +368,7 @@ def _summarize(students, rows, chosen, out_dir, out) -> list[dict]:
             json.dump(res, f, indent=2)
         _staff(out_dir, s)
         _page(os.path.join(out_dir, s), out)
-        table.append({**rows[s], "score": res["score"], "max_score": res["max_score"],
+        table.append({**rows[s], "score": res["score"], "max_score": report.max_total(res),
                       "not_measured": round(sum(n["points"] for n in
                                                 res["extra_data"]["not_measured"]), 2),
                       **_lab_scores(res, chosen)})

@@ -96,20 +96,21 @@ def plain(text: str) -> str:
 
 
 def entry(t: dict) -> tuple[str, Entry] | None:
-    """(lab id, Entry) from one tests[] item, read from its fields: lab, kind ("test" or
-    "metric"), item (the name in lab.toml) and a metric's title, which the output ends with for
-    Gradescope's page ("measures: <title>"). None for an item without a lab id or a name. An item
-    without a status is a skip."""
-    lab, kind, name = t.get("lab"), t.get("kind"), t.get("item")
+    """(lab id, Entry) from one tests[] item, read from its extra_data (report.entry_data): lab,
+    kind ("test" or "metric"), item (the name in lab.toml), skipped, and a metric's title, which
+    the output ends with for Gradescope's page ("measures: <title>"). None for an item without
+    a lab id or a name."""
+    data = report.entry_data(t)
+    lab, kind, name = data.get("lab"), data.get("kind"), data.get("item")
     if not isinstance(lab, str) or not lab or not isinstance(name, str) or not name:
         return None
     kind = "metric" if kind == "metric" else "test"
     out = plain(str(t.get("output", "")))
     score, most = _num(t.get("score")), _num(t.get("max_score"))
-    title = str(t.get("title") or "") if kind == "metric" else ""
+    title = str(data.get("title") or "") if kind == "metric" else ""
     if title and out.endswith(f"\nmeasures: {title}"):
         out = out.removesuffix(f"measures: {title}").rstrip("\n")
-    if "status" not in t:
+    if report.skipped(t):
         return lab, Entry(kind, name, score, most, SKIP, SKIPPED_WORD.sub("", out), title)
     state = (PASS if t["status"] == "passed" else PART if 0 < score < most else FAIL)
     return lab, Entry(kind, name, score, most, state, out, title)
@@ -317,7 +318,7 @@ def with_staff(results: dict, withheld: dict) -> dict:
 
 def _header(results: dict, by_lab: dict, graded_at: float, seeds: dict,
             staff: bool = False) -> str:
-    score, most = _num(results.get("score")), _num(results.get("max_score"))
+    score, most = _num(results.get("score")), _num(report.max_total(results))
     skipped = sum(_lab_totals(k, results, v)[2] for k, v in by_lab.items())
     when = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(graded_at))
     rows = "".join(_total_row(k, results, v) for k, v in by_lab.items())
@@ -515,7 +516,7 @@ def render(results: dict, graded_at: float, plots: dict | None = None,
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>mlmem grade {e(_pts(_num(results.get('score'))))}/"
-            f"{e(_pts(_num(results.get('max_score'))))}</title><style>{CSS}</style></head>"
+            f"{e(_pts(_num(report.max_total(results))))}</title><style>{CSS}</style></head>"
             f"<body><main>{''.join(body)}</main></body></html>\n")
 
 
@@ -524,17 +525,17 @@ def only_lab(results: dict, lab_id: str) -> dict:
     extra_data.labs entry, its score as the total. Raises KeyError when results.json has no
     such lab."""
     mine = [t for t in results.get("tests") or [] if isinstance(t, dict)
-            and t.get("lab") == lab_id]
+            and report.entry_lab(t) == lab_id]
     if not mine:
         raise KeyError(lab_id)
     lab = report.labs_data(results).get(lab_id) or {}
-    counted = [t for t in mine if "status" in t]
     out = {**results, "tests": mine,
-           "score": lab.get("score", sum(_num(t.get("score")) for t in counted)),
-           "max_score": lab.get("max_score", sum(_num(t.get("max_score")) for t in counted))}
+           "score": lab.get("score", sum(_num(t.get("score")) for t in mine))}
     notes = [n for n in notes_in(results) if n.lab == lab_id]
     out["extra_data"] = {**(results.get("extra_data") or {}), "labs": {lab_id: lab} if lab else {},
-                         "notes": [dataclasses.asdict(n) for n in notes]}
+                         "notes": [dataclasses.asdict(n) for n in notes],
+                         "max_score": lab.get("max_score",
+                                              sum(_num(t.get("max_score")) for t in mine))}
     out["output"] = report.markdown("\n".join(n.line() for n in notes))
     return out
 

@@ -145,14 +145,20 @@ def _vs_reference(m: dict, where: str) -> dict | None:
 
 
 def read_test(x: dict, where: str) -> Test:
-    """A [[tests]] table: name and points."""
+    """A [[tests]] table: name, points and Gradescope's visibility. Gradescope's `hidden` is
+    for tests without points: it shows students their total when the only tests kept from
+    them are `hidden` ones, so a hidden test with points would show in it (after_published
+    keeps the total from them until the grades are published)."""
     config.check_keys(x, TEST_KEYS, where)
     vis = config.get(x, "visibility", str, where, "")
     if vis and vis not in VISIBILITIES:
         raise LabError(f"{where}: 'visibility' must be one of {', '.join(VISIBILITIES)}, "
                        f"not {vis!r}")
-    return Test(config.get(x, "name", str, where), config.get(x, "points", float, where),
-                visibility=vis)
+    points = config.get(x, "points", float, where)
+    if vis == "hidden" and points:
+        raise LabError(f"{where}: visibility 'hidden' is for tests without points (Gradescope "
+                       "would show students a total holding them); use 'after_published'")
+    return Test(config.get(x, "name", str, where), points, visibility=vis)
 
 
 def _plot(p: dict, where: str) -> dict:

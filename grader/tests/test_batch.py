@@ -61,19 +61,19 @@ def test_merge_keeps_notes_seeds_and_lab_totals():
     from grader.classtools import batch
     seed = "mlmem: seed 5 (replay with MLMEM_SEED=5)"
     tests_pass = {"tests": [{"name": "lab01 / t", "score": 1, "max_score": 2, "status": "failed",
-                             "lab": "01"}],
+                             "extra_data": {"lab": "01"}}],
                   "output": "lab 01: a note",
                   "extra_data": {"notes": [{"lab": "01", "text": "a note"}],
                                  "labs": {"01": {"score": 1, "max_score": 2, "skipped_points": 0,
                                                  "seed": seed}}}}
     metrics_pass = {"tests": [{"name": "lab01 / performance: m", "score": 3, "max_score": 3,
-                               "status": "passed", "lab": "01"}],
+                               "status": "passed", "extra_data": {"lab": "01"}}],
                     "output": "lab 01: cut",
                     "extra_data": {"notes": [{"lab": "01", "text": "cut"}],
                                    "labs": {"01": {"score": 3, "max_score": 3, "skipped_points": 0,
                                                    "info": {"x": 1}}}}}
     m = batch._merge([tests_pass, metrics_pass])
-    assert (m["score"], m["max_score"]) == (4, 5)
+    assert (m["score"], m["extra_data"]["max_score"]) == (4, 5)
     assert m["output"] == "lab 01: a note\nlab 01: cut"
     assert m["extra_data"]["notes"] == [{"lab": "01", "text": "a note"},
                                         {"lab": "01", "text": "cut"}]
@@ -87,18 +87,21 @@ def test_a_later_run_measures_what_the_first_could_not():
     """Batch grading measures skipped timed metrics again; what a later run measured replaces the
     skip, the maximum never moves, and what stays unmeasured is still listed."""
     from grader.classtools import batch
-    skip = {"name": "lab01 / performance: m", "score": 0, "max_score": 5, "lab": "01",
+    skip = {"name": "lab01 / performance: m", "score": 0, "max_score": 5, "status": "failed",
+            "extra_data": {"lab": "01", "skipped": True},
             "output": "SKIPPED (not yet measured): the machine was busy"}
-    hw = {"name": "lab01 / performance: gpu", "score": 0, "max_score": 4, "lab": "01",
+    hw = {"name": "lab01 / performance: gpu", "score": 0, "max_score": 4, "status": "failed",
+          "extra_data": {"lab": "01", "skipped": True},
           "output": "SKIPPED (not yet measured): needs a CUDA GPU"}
-    first = {"score": 0, "max_score": 9, "tests": [skip, hw],
-             "extra_data": {"labs": {"01": {"score": 0, "max_score": 9, "skipped_points": 9}},
+    first = {"score": 0, "tests": [skip, hw],
+             "extra_data": {"max_score": 9,
+                            "labs": {"01": {"score": 0, "max_score": 9, "skipped_points": 9}},
                             "not_measured": [{"name": skip["name"], "points": 5, "again": True},
                                              {"name": hw["name"], "points": 4, "again": False}]}}
     assert batch._again(first)
-    later = {"tests": [{**skip, "score": 4.5, "status": "failed", "output": "0.9x"}, hw]}
+    later = {"tests": [{**skip, "score": 4.5, "extra_data": {"lab": "01"}, "output": "0.9x"}, hw]}
     m = batch._measured_over(first, later)
-    assert (m["score"], m["max_score"]) == (4.5, 9)
+    assert (m["score"], m["extra_data"]["max_score"]) == (4.5, 9)
     assert m["extra_data"]["labs"]["01"] == {"score": 4.5, "max_score": 9, "skipped_points": 4}
     assert [n["name"] for n in m["extra_data"]["not_measured"]] == [hw["name"]]
     assert not batch._again(m), "hardware the machine lacks is not measured again"
@@ -125,7 +128,7 @@ def test_a_submission_that_does_not_compile_counts_each_item_once():
     most = sum(t.points for t in lab.tests) + sum(m.points for m in lab.metrics)
     m = batch._merge([_not_built_pass("tests"), _not_built_pass("metrics")])
     names = [t["name"] for t in m["tests"]]
-    assert (m["score"], m["max_score"]) == (0, most), m["max_score"]
+    assert (m["score"], m["extra_data"]["max_score"]) == (0, most)
     assert len(names) == len(set(names)) == len(lab.tests) + len(lab.metrics)
     assert [n["text"] for n in m["extra_data"]["notes"]] == ["build failed"]
     assert m["execution_time"] == 2.0, "the run's time is both passes'"
@@ -133,10 +136,11 @@ def test_a_submission_that_does_not_compile_counts_each_item_once():
 
 def test_merge_counts_an_item_two_passes_report_once():
     from grader.classtools import batch
-    t = {"name": "lab01 / t", "score": 0, "max_score": 2, "status": "failed", "lab": "01"}
+    t = {"name": "lab01 / t", "score": 0, "max_score": 2, "status": "failed",
+         "extra_data": {"lab": "01"}}
     one = {"tests": [t], "extra_data": {"labs": {"01": {"score": 0, "max_score": 2}}}}
     m = batch._merge([one, one])
-    assert (m["max_score"], len(m["tests"])) == (2, 1)
+    assert (m["extra_data"]["max_score"], len(m["tests"])) == (2, 1)
     assert m["extra_data"]["labs"]["01"]["max_score"] == 2
 
 

@@ -23,26 +23,34 @@ from conftest import ROOT
 HOSTILE = "expected 3, got <script>alert(1)</script> & more\n    at check_blocks.c:13"
 SKIP_WHY = "needs a CUDA GPU; this machine has none"
 NOTE = "tests the program ran that lab.toml does not list: t_extra (0 points)"
+def _t(lab: str, kind: str, item: str, title: str = "", skipped: bool = False, **kw) -> dict:
+    """One results.json tests[] entry: Gradescope's keys (kw) and ours in its extra_data."""
+    data = {"lab": lab, "kind": kind, "item": item, "cause": ""}
+    data.update({"title": title} if title else {})
+    data.update({"skipped": True} if skipped else {})
+    return {"status": "failed", **kw, "extra_data": data}
+
+
 RESULTS = {
-    "score": 10.5, "max_score": 20, "execution_time": 3.2,
+    "score": 10.5, "execution_time": 3.2,
     "output": f"lab 09: {NOTE}",
     "tests": [
-        {"name": "lab09 / test_create_bad_args", "score": 2, "max_score": 2, "status": "passed",
-         "output": "passed", "lab": "09", "kind": "test", "item": "test_create_bad_args"},
-        {"name": "lab09 / test_seq_add_fills_in_order", "score": 0, "max_score": 4,
-         "status": "failed", "output": HOSTILE, "lab": "09", "kind": "test",
-         "item": "test_seq_add_fills_in_order"},
-        {"name": "lab09 / t_hidden", "score": 0, "max_score": 3, "status": "failed",
-         "output": hidden.WITHHELD, "lab": "09", "kind": "test", "item": "t_hidden"},
-        {"name": "lab09 / performance: kv_waste_pct", "score": 8.5, "max_score": 11,
-         "status": "failed", "output": "5.2% (0 points at 20%, full at 4%; lower is better)\n"
-                                       "measures: token slots reserved but unused", "lab": "09",
-         "kind": "metric", "item": "kv_waste_pct", "title": "token slots reserved but unused"},
-        {"name": "lab09 / performance: cuda_thing", "score": 0, "max_score": 0,
-         "output": "SKIPPED: " + SKIP_WHY + "\nmeasures: a GPU figure", "lab": "09",
-         "kind": "metric", "item": "cuda_thing", "title": "a GPU figure"},
+        _t("09", "test", "test_create_bad_args", name="lab09 / test_create_bad_args", score=2,
+           max_score=2, status="passed", output="passed"),
+        _t("09", "test", "test_seq_add_fills_in_order", name="lab09 / test_seq_add_fills_in_order",
+           score=0, max_score=4, output=HOSTILE),
+        _t("09", "test", "t_hidden", name="lab09 / t_hidden", score=0, max_score=3,
+           output=hidden.WITHHELD),
+        _t("09", "metric", "kv_waste_pct", "token slots reserved but unused",
+           name="lab09 / performance: kv_waste_pct", score=8.5, max_score=11,
+           output="5.2% (0 points at 20%, full at 4%; lower is better)\n"
+                  "measures: token slots reserved but unused"),
+        _t("09", "metric", "cuda_thing", "a GPU figure", skipped=True,
+           name="lab09 / performance: cuda_thing", score=0, max_score=0,
+           output="SKIPPED: " + SKIP_WHY + "\nmeasures: a GPU figure"),
     ],
-    "extra_data": {"skipped_points": 6, "complete": True, "notes": [{"lab": "09", "text": NOTE}],
+    "extra_data": {"max_score": 20, "skipped_points": 6, "complete": True,
+                   "notes": [{"lab": "09", "text": NOTE}],
                    "labs": {"09": {"score": 10.5, "max_score": 20, "skipped_points": 6,
                                    "seed": "mlmem: seed 42 (replay with MLMEM_SEED=42)",
                                    "info": {"budget": "1024 blocks",
@@ -210,8 +218,8 @@ def test_notes_come_from_the_data_not_from_gradescopes_output():
 
 
 def test_one_labs_page_takes_its_items_and_notes_by_their_lab_field():
-    other = {"name": "lab09 / t_elsewhere", "score": 1, "max_score": 1, "status": "passed",
-             "output": "passed", "lab": "03", "kind": "test", "item": "t_elsewhere"}
+    other = _t("03", "test", "t_elsewhere", name="lab09 / t_elsewhere", score=1, max_score=1,
+               status="passed", output="passed")
     notes = [{"lab": "09", "text": "mine\nand its second line"}, {"lab": "03", "text": "theirs"},
              {"lab": "", "text": "the whole run"}]
     results = {**RESULTS, "tests": RESULTS["tests"] + [other],
@@ -222,8 +230,9 @@ def test_one_labs_page_takes_its_items_and_notes_by_their_lab_field():
     assert mine["output"] == report.markdown("lab 09: mine\nand its second line")
     assert [t["name"] for t in html_report.only_lab(results, "03")["tests"]] == [other["name"]]
     with pytest.raises(KeyError):
-        html_report.only_lab({**RESULTS, "tests": [{**t, "lab": "03"} for t in RESULTS["tests"]]},
-                             "09")
+        html_report.only_lab({**RESULTS, "tests": [{**t, "extra_data": {**t["extra_data"],
+                                                                        "lab": "03"}}
+                                                    for t in RESULTS["tests"]]}, "09")
 
 
 def test_a_pages_items_and_seed_from_a_grading_run(tmp_path):
@@ -275,9 +284,9 @@ def chromium() -> str:
 @pytest.mark.slow
 def test_chromium_renders_the_page_offline(graded, tmp_path):
     browser = chromium()
-    long_line = {"name": "lab09 / test_out_of_blocks_changes_nothing", "score": 0,
-                 "max_score": 2, "status": "failed", "output": "x" * 3000 + "\n" + "y\n" * 400,
-                 "lab": "09", "kind": "test", "item": "test_out_of_blocks_changes_nothing"}
+    long_line = _t("09", "test", "test_out_of_blocks_changes_nothing",
+                   name="lab09 / test_out_of_blocks_changes_nothing", score=0, max_score=2,
+                   output="x" * 3000 + "\n" + "y\n" * 400)
     (graded / "results.json").write_text(json.dumps({**RESULTS,
                                                      "tests": RESULTS["tests"] + [long_line]}))
     page = html_report.write(str(graded))
