@@ -348,6 +348,17 @@ def _page(folder: str, out):
         out(f"  note: no report.html for {os.path.basename(folder)} ({e})")
 
 
+def _plots(out_dir: str, s: str):
+    """<student>/report-run.json: the plots the metrics pass drew (saved for its own
+    results.json) bound to the merged results.json, so the student's page shows them."""
+    from ..reports import html_report
+    saved = _load(os.path.join(out_dir, s, "metrics", html_report.RUN_FILE)).get("plots")
+    with open(os.path.join(out_dir, s, "results.json"), "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    with open(os.path.join(out_dir, s, html_report.RUN_FILE), "w") as f:
+        json.dump({"results_sha256": digest, "plots": saved or {}}, f)
+
+
 def _staff(out_dir: str, s: str):
     """<student>/staff.json: the withheld messages of both passes (report.staff_json)."""
     withheld = {}
@@ -367,6 +378,7 @@ def _summarize(students, rows, chosen, out_dir, out) -> list[dict]:
         with open(os.path.join(out_dir, s, "results.json"), "w") as f:
             json.dump(res, f, indent=2)
         _staff(out_dir, s)
+        _plots(out_dir, s)
         _page(os.path.join(out_dir, s), out)
         table.append({**rows[s], "score": res["score"], "max_score": report.max_total(res),
                       "not_measured": round(sum(n["points"] for n in

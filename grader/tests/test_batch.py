@@ -1,6 +1,7 @@
 """Batch grading: a folder of submissions in the shapes students hand them in becomes one
 summary; a submission that hangs is cut off at the time limit and the others are still graded."""
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -195,3 +196,18 @@ def test_the_metrics_job_grades_only_the_benchmarks_that_were_lost(tmp_path, mon
     assert graded == ["ben"]
     batch.metrics_pass(p, out=lambda *_: None, students=p.todo)
     assert graded == ["ben", "ann", "ben", "cat"]
+
+
+def test_a_batch_students_page_gets_the_plots_of_their_benchmark(tmp_path):
+    """The metrics pass drew the plots for its own results.json; the merged one (another file)
+    takes them over, so report.html shows them."""
+    from grader.classtools import batch
+    from grader.reports import html_report
+    figs = {"03": {"figures": [{"title": "T", "caption": "c", "png": "eA=="}], "notes": []}}
+    os.makedirs(tmp_path / "ann" / "metrics")
+    (tmp_path / "ann" / "metrics" / html_report.RUN_FILE).write_text(
+        '{"results_sha256": "of the pass", "plots": %s}' % json.dumps(figs))
+    (tmp_path / "ann" / "results.json").write_text('{"score": 1, "tests": []}')
+    batch._plots(str(tmp_path), "ann")
+    _, digest, _ = html_report.read_results(str(tmp_path / "ann"))
+    assert html_report._run_plots(str(tmp_path / "ann"), digest) == figs
