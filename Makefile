@@ -54,6 +54,8 @@ help:
 	@echo "                             into build/batch/summary.csv (benchmarks one at a time)"
 	@echo "        [OUT=dir] [FRESH=1]  an output folder holds one batch (its labs, submissions and"
 	@echo "                             files); FRESH=1 starts over in one that holds another"
+	@echo "        [SEED=n]             the class seed: one seed per student from it (summary.csv),"
+	@echo "                             so grading the same code again gives the same correctness"
 	@echo "        [ENGINE=slurm] [WAIT=0] [SLURM_ARGS=...]  as Slurm jobs: an array for the tests,"
 	@echo "                             an exclusive job for the benchmarks; failed jobs re-run"
 	@echo "  make batch-collect [OUT=build/batch]  a Slurm batch queued with WAIT=0: re-run, merge"
@@ -100,7 +102,7 @@ grade:
 	@$(GRADER) grade $(if $(LAB),--lab $(LAB),$(if $(filter file,$(origin SUBMISSION)),--lab last)) --submission "$(SUBMISSION)" $(if $(filter 1,$(STRICT)),--strict) $(if $(HIDDEN),--hidden "$(HIDDEN)")
 
 batch:
-	@$(GRADER) batch "$(or $(SUBMISSIONS),$(error use: make batch SUBMISSIONS=dir [LAB=NN] [JOBS=n] [TIMEOUT=s] [ENGINE=slurm]))" $(if $(LAB),--lab $(LAB)) $(if $(JOBS),--jobs $(JOBS)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(HIDDEN),--hidden "$(HIDDEN)") $(if $(ENGINE),--engine $(ENGINE)) $(if $(filter 0,$(WAIT)),--no-wait) $(if $(SLURM_ARGS),--slurm-args "$(SLURM_ARGS)") $(if $(OUT),--out "$(OUT)") $(if $(filter 1,$(FRESH)),--fresh)
+	@$(GRADER) batch "$(or $(SUBMISSIONS),$(error use: make batch SUBMISSIONS=dir [LAB=NN] [JOBS=n] [TIMEOUT=s] [ENGINE=slurm]))" $(if $(LAB),--lab $(LAB)) $(if $(JOBS),--jobs $(JOBS)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(HIDDEN),--hidden "$(HIDDEN)") $(if $(ENGINE),--engine $(ENGINE)) $(if $(filter 0,$(WAIT)),--no-wait) $(if $(SLURM_ARGS),--slurm-args "$(SLURM_ARGS)") $(if $(OUT),--out "$(OUT)") $(if $(filter 1,$(FRESH)),--fresh) $(if $(SEED),--seed "$(SEED)")
 
 batch-collect:
 	@$(GRADER) collect $(if $(OUT),--out "$(OUT)") $(if $(SLURM_ARGS),--slurm-args "$(SLURM_ARGS)")

@@ -69,9 +69,10 @@ def cmd_batch(a) -> int:
                           "run it as root, or install bubblewrap where user namespaces work")
     extra = ["--hidden", a.hidden] if a.hidden else []
     if a.engine == "local":
-        batch.run(a.folder, labs.select(a.lab), a.out, a.jobs, a.timeout, extra, fresh=a.fresh)
+        batch.run(a.folder, labs.select(a.lab), a.out, a.jobs, a.timeout, extra, fresh=a.fresh,
+                  seed=a.seed)
         return 0
-    p = batch.plan(a.folder, labs.select(a.lab), a.out, a.timeout, extra, a.fresh)
+    p = batch.plan(a.folder, labs.select(a.lab), a.out, a.timeout, extra, a.fresh, a.seed)
     slurm.run(p, a.slurm_args.split(), a.wait)
     return 0
 
@@ -169,6 +170,9 @@ def main(argv=None) -> int:
     b.add_argument("--out", default=os.path.join("build", "batch"), help="output folder")
     b.add_argument("--fresh", action="store_true",
                    help="start over in an output folder that holds another batch")
+    b.add_argument("--seed", help="the class seed: each student's tests get a seed derived from "
+                                  "it and their folder's name (default: the folder's batch's, "
+                                  "else fresh; recorded in plan.json and summary.csv)")
     b.add_argument("--engine", choices=["local", "slurm"], default="local",
                    help="local: this machine; slurm: an array job and an exclusive job")
     b.add_argument("--no-wait", dest="wait", action="store_false",

@@ -17,6 +17,7 @@ import csv
 import json
 import hashlib
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -171,7 +172,8 @@ class Plan:
     """A batch: the labs, each student's tree (None: no lab files found) and the passes'
     settings; saved as <out>/plan.json, so that any engine (threads here, Slurm jobs, a
     hand-written job) runs the same passes and `grader merge` finds them. submissions and
-    hashes (student -> tree_hash of their folder) bind the output folder to what it grades."""
+    hashes (student -> tree_hash of their folder) bind the output folder to what it grades;
+    class_seed and seeds (student -> student_seed) fix each student's randomized tests."""
     out_dir: str
     labs: list[str]
     trees: dict[str, str | None]
@@ -179,6 +181,12 @@ class Plan:
     extra: list[str]
     submissions: str = ""
     hashes: dict[str, str] = field(default_factory=dict)
+    class_seed: str = ""
+    seeds: dict[str, str] = field(default_factory=dict)
+
+    def args(self, s: str) -> list[str]:
+        """The grader's options for student s's passes: the batch's, and s's seed."""
+        return self.extra + (["--seed", self.seeds[s]] if self.seeds.get(s) else [])
 
     @property
     def chosen(self) -> list[Lab]:
@@ -223,11 +231,21 @@ def tree_hash(path: str) -> str:
     return h.hexdigest()
 
 
+def student_seed(class_seed: str, student: str) -> str:
+    """The seed of a student's randomized tests: 63 bits of sha256("<class seed>/<student>"),
+    in decimal (what MLMEM_SEED takes). The same class seed and student give the same seed, so
+    regrading the same code gives the same correctness score."""
+    digest = hashlib.sha256(f"{class_seed}/{student}".encode()).digest()
+    return str(int.from_bytes(digest[:8], "big") >> 1)
+
+
 def _mismatch(old: Plan, new: Plan) -> str:
     """Why a batch folder holding `old` cannot take `new` (another lab, another folder of
     submissions, other students, changed files); '' when it can."""
     if old.labs != new.labs:
         return f"it holds a batch of {', '.join(old.labs)}, not {', '.join(new.labs)}"
+    if old.class_seed and new.class_seed != old.class_seed:
+        return f"it was graded with class seed {old.class_seed}, not {new.class_seed}"
     if old.submissions != new.submissions:
         return f"it holds the submissions of {old.submissions or 'another folder'}"
     if sorted(old.hashes) != sorted(new.hashes):
@@ -250,16 +268,20 @@ def _start_over(out_dir: str, old: Plan | None):
 
 
 def plan(folder: str, chosen: list[Lab], out_dir: str, timeout: float,
-         extra: list[str], fresh: bool = False) -> Plan:
+         extra: list[str], fresh: bool = False, seed: str | None = None) -> Plan:
     """Finds each student's work (one sub-folder per student) and saves the plan. An output
-    folder is bound to the batch it holds: the same labs, submissions and files resume it (the
-    passes already done stay done); anything else raises ConfigError with the reason, unless
-    fresh, which removes the former batch's files and starts over."""
+    folder is bound to the batch it holds: the same labs, submissions, files and class seed
+    resume it (the passes already done stay done); anything else raises ConfigError with the
+    reason, unless fresh, which removes the former batch's files and starts over. seed: the
+    class seed (default: the one the folder's batch used, else a fresh one, recorded)."""
     students = sorted(d for d in os.listdir(folder)
                       if os.path.isdir(os.path.join(folder, d)) and not d.startswith("."))
-    p = Plan(os.path.abspath(out_dir), [lab.slug for lab in chosen], {}, timeout, extra,
-             os.path.abspath(folder), {s: tree_hash(os.path.join(folder, s)) for s in students})
     old = load_plan(out_dir) if os.path.isfile(os.path.join(out_dir, PLAN)) else None
+    class_seed = seed or (old.class_seed if old and not fresh else "") or \
+        str(secrets.randbits(63))
+    p = Plan(os.path.abspath(out_dir), [lab.slug for lab in chosen], {}, timeout, extra,
+             os.path.abspath(folder), {s: tree_hash(os.path.join(folder, s)) for s in students},
+             class_seed, {s: student_seed(class_seed, s) for s in students})
     if old is not None and not fresh:
         why = _mismatch(old, p)
         if why:
@@ -277,7 +299,7 @@ def plan(folder: str, chosen: list[Lab], out_dir: str, timeout: float,
 def tests_pass(p: Plan, s: str, out=print):
     """Student s's unit tests."""
     status, secs = _grade(p.trees[s], os.path.join(p.out_dir, s, "tests"), "tests", p.chosen,
-                          p.timeout, p.extra)
+                          p.timeout, p.args(s))
     out(f"  tests   {s:<24} {secs:6.1f} s  {status}")
 
 
@@ -291,18 +313,19 @@ def metrics_pass(p: Plan, out=print, students: list[str] | None = None):
     out(f"benchmarks, one submission at a time ({len(students)} of {len(p.todo)})")
     for s in students:
         status, secs = _grade(p.trees[s], os.path.join(p.out_dir, s, "metrics"), "metrics",
-                              p.chosen, p.timeout, p.extra)
+                              p.chosen, p.timeout, p.args(s))
         out(f"  metrics {s:<24} {secs:6.1f} s  {status}")
     for s in students:   # later: a passing load has had time to go
-        _remeasure(s, p.trees[s], p.out_dir, p.chosen, p.timeout, p.extra, out)
+        _remeasure(s, p.trees[s], p.out_dir, p.chosen, p.timeout, p.args(s), out)
 
 
 def run(folder: str, chosen: list[Lab], out_dir: str, jobs: int, timeout: float,
-        extra: list[str], out=print, fresh: bool = False) -> list[dict]:
+        extra: list[str], out=print, fresh: bool = False, seed: str | None = None) -> list[dict]:
     """The local engine: unit tests `jobs` students at a time, then the benchmarks (every
     student's, in an output folder that held this very batch too)."""
-    p = plan(folder, chosen, out_dir, timeout, extra, fresh)
-    out(f"batch: {len(p.trees)} submissions; unit tests {jobs} at a time")
+    p = plan(folder, chosen, out_dir, timeout, extra, fresh, seed)
+    out(f"batch: {len(p.trees)} submissions; unit tests {jobs} at a time; class seed "
+        f"{p.class_seed} (SEED={p.class_seed} grades them again the same way)")
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         list(pool.map(lambda s: tests_pass(p, s, out), p.todo))
     metrics_pass(p, out, p.todo)
@@ -333,7 +356,8 @@ def merge(out_dir: str, out=print) -> list[dict]:
     """summary.csv, summary.json and one results.json per student from the passes' results in
     out_dir, whichever engine ran them (`grader merge OUT`)."""
     p = load_plan(out_dir)
-    rows = {s: {"student": s, "status": _status(p, s)} for s in sorted(p.trees)}
+    rows = {s: {"student": s, "seed": p.seeds.get(s, ""), "status": _status(p, s)}
+            for s in sorted(p.trees)}
     return _summarize(sorted(p.trees), rows, p.chosen, p.out_dir, out)
 
 
@@ -384,7 +408,7 @@ def _summarize(students, rows, chosen, out_dir, out) -> list[dict]:
                       "not_measured": round(sum(n["points"] for n in
                                                 res["extra_data"]["not_measured"]), 2),
                       **_lab_scores(res, chosen)})
-    cols = (["student", "score", "max_score", "not_measured"] + [f"lab{l.id}" for l in chosen] +
+    cols = (["student", "seed", "score", "max_score", "not_measured"] + [f"lab{l.id}" for l in chosen] +
             ["status"])
     with open(os.path.join(out_dir, "summary.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols)

@@ -307,6 +307,10 @@ STAFF_NOTE = ("Course staff's copy: a hidden test's own message is shown here; s
               "withheld (their page is report.html). Do not hand this page to a student.")
 
 
+REGRADE_NOTE = ("Graded again with the same seed, the same code gets the same correctness score; "
+                "only timed metrics (measured on the machine at the time) may move.")
+
+
 def with_staff(results: dict, withheld: dict) -> dict:
     """results with each hidden test's withheld message (staff.json's "withheld": tests[] name
     -> message) put back, for the course staff's page."""
@@ -333,6 +337,8 @@ def _header(results: dict, by_lab: dict, graded_at: float, seeds: dict,
         parts.append('<div class="warn">This grading run did not finish (interrupted, or still '
                      'under way): these are partial results.</div>')
     parts += [f'<p class="muted">lab {e(k)}: {e(line)}</p>' for k, line in seeds.items()]
+    if seeds:
+        parts.append(f'<p class="muted">{e(REGRADE_NOTE)}</p>')
     parts.append('<table><colgroup><col class="lab"><col class="pts"><col><col></colgroup>'
                  '<tr><th>lab</th><th class="pts">points</th><th>correctness / performance</th>'
                  f'<th>skipped (not measured)</th></tr>{rows}</table>')

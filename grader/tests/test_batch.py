@@ -211,3 +211,23 @@ def test_a_batch_students_page_gets_the_plots_of_their_benchmark(tmp_path):
     batch._plots(str(tmp_path), "ann")
     _, digest, _ = html_report.read_results(str(tmp_path / "ann"))
     assert html_report._run_plots(str(tmp_path / "ann"), digest) == figs
+
+
+def test_a_batch_fixes_one_seed_per_student_from_the_class_seed(tmp_path, monkeypatch):
+    """Each student's passes get a seed derived from the class seed and their folder's name:
+    the same for a regrade, another for another student, recorded in plan.json; the folder's
+    class seed is kept when none is given, and another one is refused."""
+    from grader.classtools import batch
+    from grader.rules.config import ConfigError
+    subs, out = _class_of(tmp_path / "subs"), str(tmp_path / "out")
+    p = batch.plan(str(subs), labs.select("03"), out, 60, [], seed="2026")
+    assert p.seeds["ann"] == batch.student_seed("2026", "ann") != p.seeds["ben"]
+    assert p.args("ann")[-2:] == ["--seed", p.seeds["ann"]]
+    again = batch.plan(str(subs), labs.select("03"), out, 60, [])
+    assert again.seeds == p.seeds and batch.load_plan(out).class_seed == "2026"
+    with pytest.raises(ConfigError, match="class seed 2026, not 7"):
+        batch.plan(str(subs), labs.select("03"), out, 60, [], seed="7")
+    passes = []
+    monkeypatch.setattr(batch, "_grade", lambda *a: passes.append(a[-1]) or ("ok", 0.0))
+    batch.tests_pass(again, "ben", out=lambda *_: None)
+    assert passes == [["--seed", p.seeds["ben"]]]

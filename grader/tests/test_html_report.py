@@ -197,6 +197,8 @@ def test_make_report_takes_the_seed_from_results_json(graded):
     os.remove(graded / "report.html")
     html_report.main(["--dir", str(graded)])
     assert "mlmem: seed 42" in (graded / "report.html").read_text()
+    assert html_report.e(html_report.REGRADE_NOTE) in (graded / "report.html").read_text(), \
+        "the page says what a regrade with the same seed may move"
     labs = {"09": {k: v for k, v in RESULTS["extra_data"]["labs"]["09"].items() if k != "seed"}}
     (graded / "results.json").write_text(json.dumps(
         {**RESULTS, "output": "lab 09: mlmem: seed 7 (replay with MLMEM_SEED=7)",
