@@ -50,7 +50,7 @@ help:
 	@echo "  make calibrate [LAB=NN] [RUNS=20] [MARGIN=0.15]  measure the reference and naive variants"
 	@echo "                             RUNS times; write thresholds.toml (THRESHOLDS=file), used from then on"
 	@echo "  make release [DEST=dir]    student tree without solutions, verified (build/release/mlmem)"
-	@echo "  make batch SUBMISSIONS=dir [LAB=NN] [JOBS=n] [TIMEOUT=s]  grade one folder per student"
+	@echo "  make batch SUBMISSIONS=dir [LAB=NN,MM|all] [JOBS=n] [TIMEOUT=s]  grade one folder per student"
 	@echo "                             into build/batch/summary.csv (benchmarks one at a time)"
 	@echo "        [OUT=dir] [FRESH=1]  an output folder holds one batch (its labs, submissions and"
 	@echo "                             files); FRESH=1 starts over in one that holds another"
@@ -59,6 +59,11 @@ help:
 	@echo "        [ENGINE=slurm] [WAIT=0] [SLURM_ARGS=...]  as Slurm jobs: an array for the tests,"
 	@echo "                             an exclusive job for the benchmarks; failed jobs re-run"
 	@echo "  make batch-collect [OUT=build/batch]  a Slurm batch queued with WAIT=0: re-run, merge"
+	@echo "  make gradebook ROSTER=file [OUT=build/batch] [LATE_PENALTY=10]  the batch's grades for"
+	@echo "                             Canvas and Moodle (gradebook-canvas.csv, -moodle.csv, .json);"
+	@echo "                             roster: CSV id,name,folder,late_days; a late day costs LATE_PENALTY%"
+	@echo "  make regrade STUDENT=id LAB=NN [ROSTER=file] [OUT=build/batch]  one student's lab again,"
+	@echo "                             merged into the batch (its files' sha256 recorded)"
 	@echo "  make gradescope [LAB=NN] [HIDDEN=dir] [SECRET_SEED=n] [DAILY_CAP=n]  Gradescope autograder zip"
 	@echo "  make grade HIDDEN=dir      add instructor-only tests (docs/instructor-guide.md)"
 	@echo "  make new-lab N=NN SLUG=topic [TITLE=...]  a new lab's scaffold: skeleton, one test, one metric,"
@@ -109,6 +114,12 @@ batch-collect:
 
 release:
 	@$(GRADER) release $(if $(DEST),--dest "$(DEST)")
+
+gradebook:
+	@$(GRADER) gradebook --roster "$(or $(ROSTER),$(error use: make gradebook ROSTER=file [OUT=build/batch] [LATE_PENALTY=10]))" $(if $(OUT),--out "$(OUT)") $(if $(LATE_PENALTY),--late-penalty $(LATE_PENALTY))
+
+regrade:
+	@$(GRADER) regrade --student "$(or $(STUDENT),$(error use: make regrade STUDENT=id LAB=NN [ROSTER=file] [OUT=build/batch]))" --lab "$(or $(LAB),$(error use: make regrade STUDENT=id LAB=NN))" $(if $(ROSTER),--roster "$(ROSTER)") $(if $(OUT),--out "$(OUT)")
 
 gradescope:
 	@$(GRADER) gradescope $(if $(LAB),--lab $(LAB)) $(if $(HIDDEN),--hidden "$(HIDDEN)") $(if $(SECRET_SEED),--secret-seed "$(SECRET_SEED)") $(if $(DAILY_CAP),--daily-cap "$(DAILY_CAP)")
@@ -169,4 +180,4 @@ slides:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: help deps numa-guest grade batch batch-collect release gradescope calibrate report hint handin plots hwinfo portability test check new-lab slides clean
+.PHONY: help deps numa-guest grade batch batch-collect gradebook regrade release gradescope calibrate report hint handin plots hwinfo portability test check new-lab slides clean

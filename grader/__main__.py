@@ -84,6 +84,19 @@ def cmd_collect(a) -> int:
     return 0
 
 
+def cmd_gradebook(a) -> int:
+    """`make gradebook`: the batch's summary as Canvas and Moodle CSVs and a JSON."""
+    from .classtools import gradebook
+    return gradebook.main(a.out, a.roster, a.late_penalty)
+
+
+def cmd_regrade(a) -> int:
+    """`make regrade`: one student's lab graded again and merged into the batch."""
+    from .classtools import regrade
+    regrade.regrade(a.out, a.student, a.lab, a.roster)
+    return 0
+
+
 def cmd_merge(a) -> int:
     """`grader merge OUT`: the summary of a batch's passes, whichever engine ran them."""
     from .classtools import batch
@@ -162,7 +175,7 @@ def main(argv=None) -> int:
     g.set_defaults(fn=cmd_grade)
     b = sub.add_parser("batch", help="grade a folder of submissions into one summary")
     b.add_argument("folder", help="one sub-folder per student")
-    b.add_argument("--lab", help="lab number (default: all)")
+    b.add_argument("--lab", help="lab number, several (03,09) or all (the default)")
     b.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2),
                    help="submissions whose unit tests run at once (benchmarks: one at a time)")
     b.add_argument("--timeout", type=float, default=1800, help="seconds per pass per submission")
@@ -183,6 +196,18 @@ def main(argv=None) -> int:
     co.add_argument("--out", default=os.path.join("build", "batch"))
     co.add_argument("--slurm-args", default="")
     co.set_defaults(fn=cmd_collect)
+    gb = sub.add_parser("gradebook", help="a batch's grades for Canvas and Moodle (CSV, JSON)")
+    gb.add_argument("--out", default=os.path.join("build", "batch"), help="the batch's folder")
+    gb.add_argument("--roster", required=True, help="CSV: id, name, folder, late_days")
+    gb.add_argument("--late-penalty", type=float, default=10.0,
+                    help="percent of a lab's points each late day costs (default 10)")
+    gb.set_defaults(fn=cmd_gradebook)
+    rg = sub.add_parser("regrade", help="one student's lab again, merged into the batch")
+    rg.add_argument("--out", default=os.path.join("build", "batch"), help="the batch's folder")
+    rg.add_argument("--student", required=True, help="the roster's id (or the folder's name)")
+    rg.add_argument("--lab", required=True)
+    rg.add_argument("--roster", help="CSV: id, name, folder, late_days (the gradebook again)")
+    rg.set_defaults(fn=cmd_regrade)
     mg = sub.add_parser("merge", help="summary.csv/json and results.json of a batch's passes")
     mg.add_argument("out", help="the batch's output folder (with plan.json)")
     mg.set_defaults(fn=cmd_merge)

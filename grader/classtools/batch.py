@@ -36,8 +36,7 @@ def _grade(src: str, out: str, parts: str, chosen: list[Lab], timeout: float,
     os.makedirs(out, exist_ok=True)
     cmd = [sys.executable, "-m", "grader", "grade", "--submission", src, "--out", out,
            "--parts", parts, "--staff", *extra]
-    if len(chosen) == 1:
-        cmd += ["--lab", chosen[0].id]
+    cmd += ["--lab", ",".join(lab.id for lab in chosen)]   # the batch's labs, not every lab
     start = time.monotonic()
     with open(os.path.join(out, "transcript.txt"), "w") as log:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
@@ -356,8 +355,8 @@ def merge(out_dir: str, out=print) -> list[dict]:
     """summary.csv, summary.json and one results.json per student from the passes' results in
     out_dir, whichever engine ran them (`grader merge OUT`)."""
     p = load_plan(out_dir)
-    rows = {s: {"student": s, "seed": p.seeds.get(s, ""), "status": _status(p, s)}
-            for s in sorted(p.trees)}
+    rows = {s: {"student": s, "seed": p.seeds.get(s, ""), "sha256": p.hashes.get(s, ""),
+                "status": _status(p, s)} for s in sorted(p.trees)}
     return _summarize(sorted(p.trees), rows, p.chosen, p.out_dir, out)
 
 
@@ -408,7 +407,7 @@ def _summarize(students, rows, chosen, out_dir, out) -> list[dict]:
                       "not_measured": round(sum(n["points"] for n in
                                                 res["extra_data"]["not_measured"]), 2),
                       **_lab_scores(res, chosen)})
-    cols = (["student", "seed", "score", "max_score", "not_measured"] + [f"lab{l.id}" for l in chosen] +
+    cols = (["student", "seed", "sha256", "score", "max_score", "not_measured"] + [f"lab{l.id}" for l in chosen] +
             ["status"])
     with open(os.path.join(out_dir, "summary.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols)

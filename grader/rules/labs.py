@@ -256,14 +256,19 @@ def slugs() -> list[str]:
 
 
 def select(lab_id: str | None) -> list[Lab]:
-    """All labs (lab_id empty or "all"), or the one whose number is lab_id ("1", "01" or "lab01").
-    Raises LabError listing the labs when there is no such lab."""
+    """All labs (lab_id empty or "all"), the one whose number is lab_id ("1", "01" or "lab01"),
+    or several, comma-separated ("03,09"), in the order given, each once. Raises LabError
+    listing the labs when there is no such lab."""
     all_slugs = slugs()
     if not lab_id or lab_id == "all":
         return [load(s) for s in all_slugs]
-    num = lab_id.removeprefix("lab").zfill(2)
-    match = [s for s in all_slugs if s[3:5] == num]
-    if not match:
-        raise LabError(f"there is no lab '{lab_id}'. The labs are:\n" +
-                       "\n".join(f"  {s[3:5]}  {s}" for s in all_slugs))
-    return [load(match[0])]
+    chosen: list[str] = []
+    for one in (x.strip() for x in lab_id.split(",")):
+        num = one.removeprefix("lab").zfill(2)
+        match = [s for s in all_slugs if s[3:5] == num]
+        if not match:
+            raise LabError(f"there is no lab '{one}'. The labs are:\n" +
+                           "\n".join(f"  {s[3:5]}  {s}" for s in all_slugs))
+        if match[0] not in chosen:
+            chosen.append(match[0])
+    return [load(s) for s in chosen]

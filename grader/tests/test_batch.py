@@ -231,3 +231,22 @@ def test_a_batch_fixes_one_seed_per_student_from_the_class_seed(tmp_path, monkey
     monkeypatch.setattr(batch, "_grade", lambda *a: passes.append(a[-1]) or ("ok", 0.0))
     batch.tests_pass(again, "ben", out=lambda *_: None)
     assert passes == [["--seed", p.seeds["ben"]]]
+
+
+def test_a_batch_of_several_labs_grades_those_labs_only(tmp_path, monkeypatch):
+    """LAB=03,09 names two labs; each pass's grader is told exactly those (it graded every lab
+    of the course when a batch had more than one)."""
+    chosen = labs.select("03,lab9,03")
+    assert [lab.id for lab in chosen] == ["03", "09"]
+    from grader.classtools import batch
+    seen = []
+
+    class Proc:
+        def __init__(self, cmd, **kw):
+            seen.append(cmd)
+
+        def wait(self, timeout=None):
+            return 0
+    monkeypatch.setattr(batch.subprocess, "Popen", Proc)
+    batch._grade(str(tmp_path), str(tmp_path / "o"), "tests", chosen, 60, [])
+    assert seen[0][seen[0].index("--lab") + 1] == "03,09"
