@@ -357,7 +357,18 @@ def merge(out_dir: str, out=print) -> list[dict]:
     p = load_plan(out_dir)
     rows = {s: {"student": s, "seed": p.seeds.get(s, ""), "sha256": p.hashes.get(s, ""),
                 "status": _status(p, s)} for s in sorted(p.trees)}
-    return _summarize(sorted(p.trees), rows, p.chosen, p.out_dir, out)
+    table = _summarize(sorted(p.trees), rows, p.chosen, p.out_dir, out)
+    _similarity(p.out_dir, out)
+    return table
+
+
+def _similarity(out_dir: str, out):
+    """The class's similarity check (similarity.py); a failure is said and changes nothing."""
+    from . import similarity
+    try:
+        similarity.check(out_dir, out=out)
+    except (OSError, subprocess.SubprocessError) as e:
+        out(f"  note: no similarity check ({e})")
 
 
 def _page(folder: str, out):
