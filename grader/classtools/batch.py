@@ -17,6 +17,7 @@ import csv
 import json
 import hashlib
 import os
+import platform
 import secrets
 import shutil
 import subprocess
@@ -182,6 +183,7 @@ class Plan:
     hashes: dict[str, str] = field(default_factory=dict)
     class_seed: str = ""
     seeds: dict[str, str] = field(default_factory=dict)
+    machine: str = ""
 
     def args(self, s: str) -> list[str]:
         """The grader's options for student s's passes: the batch's, and s's seed."""
@@ -228,6 +230,19 @@ def tree_hash(path: str) -> str:
                 with open(full, "rb") as f:
                     h.update(hashlib.sha256(f.read()).digest())
     return h.hexdigest()
+
+
+def machine() -> str:
+    """The machine a batch is planned on, in words: host, CPU model, CPUs, architecture."""
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((ln.split(":", 1)[1].strip() for ln in f
+                          if ln.lower().startswith(("model name", "cpu model"))), "")
+    except OSError:
+        pass
+    return (f"{platform.node()}: {model or platform.processor() or 'CPU'}, "
+            f"{os.cpu_count()} CPUs, {platform.machine()}")
 
 
 def student_seed(class_seed: str, student: str) -> str:
@@ -280,7 +295,7 @@ def plan(folder: str, chosen: list[Lab], out_dir: str, timeout: float,
         str(secrets.randbits(63))
     p = Plan(os.path.abspath(out_dir), [lab.slug for lab in chosen], {}, timeout, extra,
              os.path.abspath(folder), {s: tree_hash(os.path.join(folder, s)) for s in students},
-             class_seed, {s: student_seed(class_seed, s) for s in students})
+             class_seed, {s: student_seed(class_seed, s) for s in students}, machine())
     if old is not None and not fresh:
         why = _mismatch(old, p)
         if why:
@@ -359,7 +374,18 @@ def merge(out_dir: str, out=print) -> list[dict]:
                 "status": _status(p, s)} for s in sorted(p.trees)}
     table = _summarize(sorted(p.trees), rows, p.chosen, p.out_dir, out)
     _similarity(p.out_dir, out)
+    _class_page(p, table, out)
     return table
+
+
+def _class_page(p: Plan, table: list[dict], out):
+    """summary.html (reports/class_report.py); a failure is said and changes nothing."""
+    from ..reports import class_report
+    try:
+        path = class_report.write(p.out_dir, p.chosen, table, p.class_seed, p.machine)
+        out(f"class page: {os.path.relpath(path)} (histograms, failure matrix, similarity)")
+    except (OSError, ValueError, KeyError) as e:
+        out(f"  note: no summary.html ({e})")
 
 
 def _similarity(out_dir: str, out):

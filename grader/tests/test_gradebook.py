@@ -108,3 +108,15 @@ def test_a_regrade_replaces_the_labs_items_and_records_the_hash(tmp_path, monkey
     assert log[-1]["student"] == "ben" and log[-1]["sha256"] == want
     book = json.loads((tmp_path / "out" / "gradebook.json").read_text())
     assert book["students"][1]["labs"][LAB]["points"] == res["score"]
+
+
+def test_the_class_page_has_histograms_the_failure_matrix_and_the_seed(tmp_path):
+    from grader.reports import class_report
+    p = _batch(tmp_path)
+    page = (tmp_path / "out" / class_report.PAGE).read_text()
+    assert "<svg" in page and "Which tests students fail" in page and "class seed 1" in page
+    assert "ben/staff.html" in page
+    assert class_report.histogram([0, 5, 10, 10], 10) == [1, 0, 0, 0, 0, 1, 0, 0, 0, 2]
+    with open(tmp_path / "out" / "ben" / "results.json") as f:
+        names, cells = class_report.failure_matrix({"ben": json.load(f)}, LAB)
+    assert set(cells["ben"].values()) == {"fail"} and len(names) == len(labs.select(LAB)[0].tests)
