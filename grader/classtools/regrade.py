@@ -11,7 +11,7 @@ import time
 
 from . import batch, gradebook
 from ..reports import report
-from ..rules import labs
+from ..rules import labs, submission
 from ..rules.config import ConfigError
 
 LOG = "regrades.json"
@@ -70,7 +70,7 @@ def regrade(out_dir: str, student: str, lab_id: str, roster: str | None = None,
     if lab.slug not in p.labs:
         raise ConfigError(f"{out_dir}: the batch graded {', '.join(p.labs)}, not {lab.slug}")
     src = os.path.join(p.submissions, s)
-    p.trees[s] = batch.submission.resolve(src, p.chosen, os.path.join(p.out_dir, s, "tree"))
+    p.trees[s] = submission.resolve(src, p.chosen, os.path.join(p.out_dir, s, "tree"))
     if not p.trees[s]:
         raise ConfigError(f"{src}: no lab files found")
     p.hashes[s] = batch.tree_hash(src)
