@@ -1,7 +1,7 @@
 """A batch's class page, <out>/summary.html, for the course staff: per lab a histogram of the
-students' points, the student x test failure matrix (which tests most students fail), the timed
-metrics' spread (their points: the only items that may move when the same code is graded
-again), the batch's class seed and machine, the flagged pairs of the similarity check, and a
+students' points, the student x test failure matrix (which tests most students fail), the
+metrics' spread (their points: timed ones are the only items that may move when the same code
+is graded again), the batch's class seed and machine, the flagged pairs of the similarity check, and a
 link to each student's pages. Built from the batch's files as data; every text escaped; nothing
 loaded from outside (the histograms are inline SVG)."""
 from __future__ import annotations
@@ -88,7 +88,7 @@ def _matrix_html(names: list[str], cells: dict) -> str:
     failed = "".join(f"<td>{sum(r.get(n) == 'fail' for r in cells.values())}</td>"
                      for n in names)
     return (f'<table class="matrix"><tr><th>student</th>{head}</tr>{rows}'
-            f"<tr><th>failed by</th>{failed}</tr></table>")
+            f"<tr><th>fails</th>{failed}</tr></table>")
 
 
 def _lab_html(lab: Lab, table: list[dict], results: dict[str, dict]) -> str:
@@ -101,8 +101,8 @@ def _lab_html(lab: Lab, table: list[dict], results: dict[str, dict]) -> str:
     return (f"<section><h2>lab {e(lab.id)}: {e(lab.title)}</h2>"
             f"<h3>Points ({len(pts)} students, of {most:g})</h3>{_svg(histogram(pts, most), most)}"
             f"<h3>Which tests students fail</h3>{_matrix_html(names, cells)}"
-            "<h3>Timed metrics' spread (points)</h3><p class=\"muted\">Graded again with the "
-            "same seed, the same code keeps its correctness points; these may move.</p>"
+            "<h3>Metrics' spread (points)</h3><p class=\"muted\">Graded again with the same "
+            "seed, the same code keeps its correctness points; only timed metrics may move.</p>"
             f"<table><tr><th>metric</th><th>min</th><th>median</th><th>max</th></tr>{rows}"
             "</table></section>")
 
@@ -122,12 +122,15 @@ def render(out_dir: str, chosen: list[Lab], table: list[dict], class_seed: str,
                     f' (<a href="{e(r["student"])}/staff.html">staff</a>, '
                     f'<a href="{e(r["student"])}/report.html">student</a>)</li>' for r in table)
     body = (f"<header><h1>mlmem: the class ({len(table)} students)</h1>"
-            f'<p class="muted">class seed {e(class_seed or "(none)")}; machine {e(machine)}</p>'
+            f'<p class="muted">class seed {e(class_seed or "(none)")}; '
+            f'machine {e(machine or "(not recorded)")}</p>'
             f"</header>{''.join(_lab_html(lab, table, results) for lab in chosen)}"
             f'<section><h2>Similarity</h2>{sim_html}<p><a href="similarity.txt">the report</a>'
             f"</p></section><section><h2>Students</h2><ul>{links}</ul></section>")
     style = (CSS + ".matrix td,.matrix th{padding:2px 4px;text-align:center}"
              ".matrix .fail{color:#cf222e}.matrix .pass{color:#1a7f37}"
+             ".matrix{table-layout:auto}"
+             ".matrix td:first-child,.matrix th:first-child{white-space:nowrap;text-align:left}"
              "th.v{writing-mode:vertical-rl;font-weight:normal;font-size:12px}")
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f"<title>mlmem class summary</title><style>{style}</style></head>"
