@@ -1,0 +1,443 @@
+/* Lab 12: the harness's trace checker (kemu_trace.h). Replays a copy of the trace against the
+ * harness's own copies of the buffers (values loaded and stored, shared memory as the block last
+ * stored it, with the barriers and shuffles that order it), then groups each block's accesses
+ * into warp requests and counts them with the rules the emulator uses (kemu_count.c). Nothing of
+ * the student's process is taken on its word but the order of the accesses, which the checks
+ * bind to the data. Provided: not yours to edit. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kemu_trace.h"
+
+enum { CL_GLD, CL_GST, CL_SLD, CL_SST, CLASSES };
+
+/* One lane's access, keyed by its request: (warp, class, the warp's sync count) and k. */
+typedef struct {
+    uint64_t key;
+    uint32_t k;
+    uint8_t size;
+    uintptr_t addr;
+} entry_t;
+
+typedef struct {
+    uint8_t *val;      /* the bytes last stored */
+    uint32_t *gen;     /* the block (+ 1) that stored each byte, 0: none */
+    uint16_t *who;     /* the thread that stored it */
+    uint32_t *bar;     /* the block's barriers then */
+    uint32_t *wsync;   /* the storing warp's barriers and shuffles then */
+    uint32_t *read;    /* the block (+ 1) that last loaded each byte */
+} shadow_t;
+
+typedef struct {
+    const kemu_tcheck_t *c;
+    kemu_stats_t *st;
+    char *why;
+    size_t len;
+    unsigned threads;
+    uint64_t blocks;
+    uint8_t **mem, **set; /* per buffer: its bytes now (outputs), bytes loaded/stored */
+    uintptr_t sh_lo, sh_hi;
+    shadow_t sh;
+    uint32_t block, gen, bar; /* the block being replayed, its number + 1, its barriers */
+    uint32_t wsync[KEMU_MAX_BLOCK_THREADS / KEMU_WARP];
+    uint32_t lane_at[KEMU_MAX_BLOCK_THREADS];         /* the warp's wsync of lane_k */
+    uint32_t lane_k[KEMU_MAX_BLOCK_THREADS][CLASSES]; /* accesses of each class since */
+    entry_t *ent;
+    size_t n_ent, cap_ent;
+    uintptr_t *sec; /* every request's sectors, for DRAM's distinct ones */
+    size_t n_sec, cap_sec;
+} chk_t;
+
+static int bad(chk_t *k, size_t i, const kemu_event_t *e, const char *fmt, ...)
+{
+    char what[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (e)
+        snprintf(k->why, k->len, "the trace of your kernel's accesses is not a run of it: event "
+                 "%zu (block %u, thread %u): %s", i, e->block, e->thread, what);
+    else
+        snprintf(k->why, k->len, "the trace of your kernel's accesses is not a run of it: %s",
+                 what);
+    return -EPROTO;
+}
+
+/* Room for one more element of size `sz` in *v (capacity *cap); 0 or -ENOMEM. */
+static int room(void **v, size_t *cap, size_t used, size_t sz)
+{
+    if (used < *cap)
+        return 0;
+    size_t n = *cap ? *cap * 2 : 4096;
+    void *p = realloc(*v, n * sz);
+    if (!p)
+        return -ENOMEM;
+    *v = p, *cap = n;
+    return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const entry_t *x = a, *y = b;
+    if (x->key != y->key)
+        return (x->key > y->key) - (x->key < y->key);
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+/* Counts one request (entries [0, n) of one key and k) into its class. */
+static int count_request(chk_t *k, const entry_t *r, unsigned n)
+{
+    uintptr_t addr[KEMU_WARP], s[KEMU_WARP * 2];
+    uint8_t size[KEMU_WARP];
+    int cls = (int)(r->key >> 40 & 3);
+    kemu_class_t *c = cls == CL_GLD ? &k->st->gld : cls == CL_GST ? &k->st->gst
+                    : cls == CL_SLD ? &k->st->sld : &k->st->sst;
+    for (unsigned i = 0; i < n; i++)
+        addr[i] = r[i].addr, size[i] = r[i].size, c->bytes += r[i].size;
+    c->requests++;
+    if (cls == CL_SLD || cls == CL_SST) {
+        c->wavefronts += kemu_request_wavefronts(addr, size, n);
+        return 0;
+    }
+    size_t d = kemu_request_sectors(addr, size, n, s);
+    c->sectors += d;
+    k->st->l2_bytes += d * KEMU_SECTOR;
+    for (size_t i = 0; i < d; i++) {
+        if (room((void **)&k->sec, &k->cap_sec, k->n_sec, sizeof *k->sec))
+            return -ENOMEM;
+        k->sec[k->n_sec++] = s[i];
+    }
+    return 0;
+}
+
+/* With c->shared_read: -EPROTO if the block replayed stored a shared byte it never loaded. */
+static int shared_unread(chk_t *k)
+{
+    for (size_t o = 0; k->c->shared_read && o < k->sh_hi - k->sh_lo; o++)
+        if (k->sh.gen[o] == k->gen && k->sh.read[o] != k->gen)
+            return bad(k, 0, NULL, "block %u stores shared byte %zu and never loads it",
+                       k->block, o);
+    return 0;
+}
+
+/* Counts the requests of the block replayed, and starts block b. */
+static int next_block(chk_t *k, uint32_t b)
+{
+    int rc = shared_unread(k);
+    if (rc)
+        return rc;
+    qsort(k->ent, k->n_ent, sizeof *k->ent, cmp_entry);
+    for (size_t i = 0, j; i < k->n_ent; i = j) {
+        for (j = i + 1; j < k->n_ent && k->ent[j].key == k->ent[i].key &&
+                        k->ent[j].k == k->ent[i].k; j++)
+            ;
+        if (count_request(k, &k->ent[i], (unsigned)(j - i)))
+            return -ENOMEM;
+    }
+    k->n_ent = 0;
+    k->block = b, k->gen++, k->bar = 0;
+    memset(k->wsync, 0, sizeof k->wsync);
+    memset(k->lane_at, 0, sizeof k->lane_at);
+    memset(k->lane_k, 0, sizeof k->lane_k);
+    return 0;
+}
+
+/* The request entry of access e (not a continuation) of class cls. */
+static int add_entry(chk_t *k, const kemu_event_t *e, int cls)
+{
+    unsigned t = e->thread, w = t / KEMU_WARP;
+    if (k->lane_at[t] != k->wsync[w]) {
+        memset(k->lane_k[t], 0, sizeof k->lane_k[t]);
+        k->lane_at[t] = k->wsync[w];
+    }
+    if (room((void **)&k->ent, &k->cap_ent, k->n_ent, sizeof *k->ent))
+        return -ENOMEM;
+    entry_t *x = &k->ent[k->n_ent++];
+    x->key = (uint64_t)w << 42 | (uint64_t)cls << 40 | k->wsync[w];
+    x->k = k->lane_k[t][cls]++;
+    x->size = e->size, x->addr = (uintptr_t)e->addr;
+    return 0;
+}
+
+/* The buffer holding [a, a + n), or -1. */
+static int find_buf(const chk_t *k, uintptr_t a, size_t n)
+{
+    for (unsigned i = 0; i < k->c->n_bufs; i++) {
+        uintptr_t b = (uintptr_t)k->c->bufs[i].dev;
+        if (a >= b && a - b <= k->c->bufs[i].bytes && n <= k->c->bufs[i].bytes - (a - b))
+            return (int)i;
+    }
+    return -1;
+}
+
+/* A global load or store: within a buffer, the bytes memory held or the answer's. */
+static int global_access(chk_t *k, size_t i, const kemu_event_t *e, int store)
+{
+    int b = find_buf(k, (uintptr_t)e->addr, e->size);
+    if (b < 0)
+        return bad(k, i, e, "an access of %u bytes at %p, outside the kernel's buffers", e->size,
+                   (void *)(uintptr_t)e->addr);
+    const kemu_tbuf_t *buf = &k->c->bufs[b];
+    size_t off = (uintptr_t)e->addr - (uintptr_t)buf->dev;
+    if (store && !buf->want)
+        return bad(k, i, e, "a store into input buffer %d", b);
+    if (store && memcmp(e->value, (const uint8_t *)buf->want + off, e->size))
+        return bad(k, i, e, "stores bytes at offset %zu of buffer %d that are not the answer",
+                   off, b);
+    const uint8_t *now = buf->want ? k->mem[b] + off : (const uint8_t *)buf->init + off;
+    for (unsigned j = 0; !store && buf->want && !buf->init && j < e->size; j++)
+        if (!k->set[b][off + j])
+            return bad(k, i, e, "loads byte %zu of output buffer %d before storing it",
+                       off + j, b);
+    if (!store && memcmp(e->value, now, e->size))
+        return bad(k, i, e, "loads bytes at offset %zu of buffer %d that memory did not hold",
+                   off, b);
+    if (store)
+        memcpy(k->mem[b] + off, e->value, e->size);
+    memset(k->set[b] + off, 1, e->size);
+    return 0;
+}
+
+/* A shared store: its bytes, who stored them and when, for the loads that follow. */
+static void shared_store(chk_t *k, const kemu_event_t *e, size_t off)
+{
+    for (unsigned j = 0; j < e->size; j++) {
+        k->sh.val[off + j] = e->value[j], k->sh.gen[off + j] = k->gen;
+        k->sh.who[off + j] = e->thread, k->sh.bar[off + j] = k->bar;
+        k->sh.wsync[off + j] = k->wsync[e->thread / KEMU_WARP];
+    }
+}
+
+/* A shared load: of bytes this block stored, as last stored, ordered after another thread's
+ * store by a barrier or (same warp) a barrier or shuffle. */
+static int shared_load(chk_t *k, size_t i, const kemu_event_t *e, size_t off)
+{
+    for (unsigned j = 0; j < e->size; j++) {
+        size_t o = off + j;
+        unsigned who = k->sh.who[o];
+        if (k->sh.gen[o] != k->gen)
+            return bad(k, i, e, "loads shared byte %zu, which no thread of the block stored", o);
+        if (k->sh.val[o] != e->value[j])
+            return bad(k, i, e, "loads shared byte %zu, not as it was last stored", o);
+        if (who != e->thread && k->sh.bar[o] == k->bar &&
+            (who / KEMU_WARP != e->thread / KEMU_WARP ||
+             k->sh.wsync[o] == k->wsync[e->thread / KEMU_WARP]))
+            return bad(k, i, e, "loads shared byte %zu that thread %u stored with no "
+                       "__syncthreads between", o, who);
+        k->sh.read[o] = k->gen;
+    }
+    return 0;
+}
+
+static int shared_access(chk_t *k, size_t i, const kemu_event_t *e, int store)
+{
+    uintptr_t a = (uintptr_t)e->addr;
+    if (a < k->sh_lo || a > k->sh_hi || e->size > k->sh_hi - a)
+        return bad(k, i, e, "a shared access outside the kernels' shared memory");
+    if (store)
+        shared_store(k, e, a - k->sh_lo);
+    return store ? 0 : shared_load(k, i, e, a - k->sh_lo);
+}
+
+/* Event i's access (a continuation follows the same thread's 16 bytes before it). */
+static int access(chk_t *k, size_t i, const kemu_event_t *e, const kemu_event_t *prev)
+{
+    int op = e->op & ~KEMU_EV_MORE, cls = op - KEMU_EV_GLD;
+    if (e->size < 1 || e->size > 16)
+        return bad(k, i, e, "an access of %u bytes", e->size);
+    if ((e->op & KEMU_EV_MORE) &&
+        (!prev || (prev->op & ~KEMU_EV_MORE) != op || prev->thread != e->thread ||
+         prev->block != e->block || prev->size != 16 || prev->addr + 16 != e->addr))
+        return bad(k, i, e, "a continuation that continues no access");
+    int rc = cls == CL_GLD || cls == CL_GST ? global_access(k, i, e, cls == CL_GST)
+                                            : shared_access(k, i, e, cls == CL_SST);
+    if (rc || (e->op & KEMU_EV_MORE))
+        return rc;
+    return add_entry(k, e, cls);
+}
+
+/* Replays event i. */
+static int replay(chk_t *k, size_t i, const kemu_event_t *e, const kemu_event_t *prev)
+{
+    int op = e->op & ~KEMU_EV_MORE;
+    if (e->block >= k->blocks || e->block < k->block || e->thread >= k->threads)
+        return bad(k, i, e, "outside the launch, or a block out of order");
+    int rc = e->block != k->block ? next_block(k, e->block) : 0;
+    if (rc)
+        return rc;
+    if (op >= KEMU_EV_GLD && op <= KEMU_EV_SST)
+        return access(k, i, e, prev);
+    if (e->op == KEMU_EV_BARRIER) {
+        k->bar++, k->st->barriers++;
+        for (unsigned w = 0; w < KEMU_MAX_BLOCK_THREADS / KEMU_WARP; w++)
+            k->wsync[w]++;
+        return 0;
+    }
+    if (e->op == KEMU_EV_SHFL) {
+        k->wsync[e->thread / KEMU_WARP]++, k->st->shuffles++;
+        return 0;
+    }
+    if (e->op == KEMU_EV_FAULT) {
+        k->st->faults++, k->st->first_fault = (uintptr_t)e->addr;
+        snprintf(k->why, k->len, "the kernel touched memory outside its buffers (first at %p)",
+                 (void *)(uintptr_t)e->addr);
+        return -EFAULT;
+    }
+    return bad(k, i, e, "an event of unknown kind %u", e->op);
+}
+
+/* The first byte of buffer b that is not covered (an output's not stored, an input's the answer
+ * needs not loaded), or -1. */
+static int64_t uncovered(const chk_t *k, unsigned b)
+{
+    const kemu_tbuf_t *buf = &k->c->bufs[b];
+    for (size_t o = 0; o < buf->bytes; o++)
+        if (!k->set[b][o] && (buf->want || !buf->need || buf->need[o]))
+            return (int64_t)o;
+    return -1;
+}
+
+/* Every output byte stored, then every input byte the output needs loaded. */
+static int coverage(chk_t *k)
+{
+    for (unsigned b = 0; b < k->c->n_bufs; b++) {
+        int64_t o = k->c->bufs[b].want ? uncovered(k, b) : -1;
+        if (o >= 0) {
+            k->st->unwritten = o, k->st->unwritten_span = b;
+            snprintf(k->why, k->len, "no store of your kernel wrote byte %lld of the output "
+                     "(buffer %u): every element must be written by the kernel's own stores",
+                     (long long)o, b);
+            return -EPROTO;
+        }
+    }
+    for (unsigned b = 0; b < k->c->n_bufs; b++) {
+        int64_t o = k->c->bufs[b].want ? -1 : uncovered(k, b);
+        if (o >= 0)
+            return bad(k, 0, NULL, "byte %lld of input buffer %u, which the answer depends on, "
+                       "is never loaded", (long long)o, b);
+    }
+    return 0;
+}
+
+static int cmp_uptr(const void *a, const void *b)
+{
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* DRAM bytes: the launch's distinct sectors. */
+static void dram(chk_t *k)
+{
+    size_t d = 0;
+    qsort(k->sec, k->n_sec, sizeof *k->sec, cmp_uptr);
+    for (size_t i = 0; i < k->n_sec; i++)
+        d += i == 0 || k->sec[i] != k->sec[i - 1];
+    k->st->dram_bytes = d * KEMU_SECTOR;
+}
+
+/* The checker's memory: the buffers' states, the shared shadow; 0 or -ENOMEM. */
+static int setup(chk_t *k)
+{
+    size_t sh = k->sh_hi - k->sh_lo + 1;
+    k->mem = calloc(k->c->n_bufs, sizeof *k->mem);
+    k->set = calloc(k->c->n_bufs, sizeof *k->set);
+    if (!k->mem || !k->set)
+        return -ENOMEM;
+    for (unsigned b = 0; b < k->c->n_bufs; b++) {
+        const kemu_tbuf_t *buf = &k->c->bufs[b];
+        if (!(k->set[b] = calloc(buf->bytes + 1, 1)))
+            return -ENOMEM;
+        if (buf->want && !(k->mem[b] = calloc(buf->bytes + 1, 1)))
+            return -ENOMEM;
+        if (buf->want && buf->init)
+            memcpy(k->mem[b], buf->init, buf->bytes);
+    }
+    k->sh.val = calloc(sh, 1), k->sh.gen = calloc(sh, sizeof *k->sh.gen);
+    k->sh.who = calloc(sh, sizeof *k->sh.who), k->sh.bar = calloc(sh, sizeof *k->sh.bar);
+    k->sh.wsync = calloc(sh, sizeof *k->sh.wsync), k->sh.read = calloc(sh, sizeof *k->sh.read);
+    return k->sh.val && k->sh.gen && k->sh.who && k->sh.bar && k->sh.wsync && k->sh.read
+               ? 0 : -ENOMEM;
+}
+
+static void teardown(chk_t *k)
+{
+    for (unsigned b = 0; b < k->c->n_bufs && k->set; b++) {
+        free(k->set[b]);
+        if (k->mem)
+            free(k->mem[b]);
+    }
+    free(k->mem), free(k->set);
+    free(k->sh.val), free(k->sh.gen), free(k->sh.who), free(k->sh.bar), free(k->sh.wsync);
+    free(k->sh.read);
+    free(k->ent), free(k->sec);
+    free(k);
+}
+
+/* The trace's events, copied out of the student's memory (read once: its process may still
+ * change them); NULL with *n = 0 when empty. -EPROTO for more than cap. */
+static int copy_out(chk_t *k, const kemu_trace_t *shared, size_t cap, kemu_event_t **ev,
+                    size_t *n)
+{
+    const volatile kemu_trace_t *v = shared;
+    uint64_t want = v->n;
+    k->sh_lo = (uintptr_t)v->shared_lo, k->sh_hi = (uintptr_t)v->shared_hi;
+    *ev = NULL, *n = 0;
+    if (want > cap)
+        return bad(k, 0, NULL, "it holds %llu events, more than the %zu its buffer has room for",
+                   (unsigned long long)want, cap);
+    if (k->sh_hi < k->sh_lo || k->sh_hi - k->sh_lo > KEMU_MAX_SHARED)
+        return bad(k, 0, NULL, "its shared memory is not a range of at most %d bytes",
+                   KEMU_MAX_SHARED);
+    if (want && !(*ev = malloc(want * sizeof **ev)))
+        return -ENOMEM;
+    memcpy(*ev, (const void *)shared->ev, want * sizeof **ev);
+    *n = want;
+    return 0;
+}
+
+static int check(chk_t *k, const kemu_trace_t *shared, size_t cap)
+{
+    kemu_event_t *ev;
+    size_t n;
+    int rc = copy_out(k, shared, cap, &ev, &n);
+    if (!rc)
+        rc = setup(k);
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = replay(k, i, &ev[i], i ? &ev[i - 1] : NULL);
+    if (!rc)
+        rc = next_block(k, k->block);
+    if (!rc)
+        rc = coverage(k);
+    if (!rc)
+        dram(k);
+    free(ev);
+    return rc;
+}
+
+int kemu_trace_check(const kemu_trace_t *shared, size_t cap, const kemu_tcheck_t *c,
+                     kemu_stats_t *st, char *why, size_t len)
+{
+    if (!shared || !c || !st || !why || !len || (c->n_bufs && !c->bufs))
+        return -EINVAL;
+    memset(st, 0, sizeof *st);
+    st->unwritten = -1;
+    why[0] = '\0';
+    uint64_t threads = (uint64_t)c->block.x * c->block.y * c->block.z;
+    uint64_t blocks = (uint64_t)c->grid.x * c->grid.y * c->grid.z;
+    if (!threads || threads > KEMU_MAX_BLOCK_THREADS || !blocks || blocks > UINT32_MAX)
+        return -EINVAL;
+    chk_t *k = calloc(1, sizeof *k);
+    if (!k)
+        return -ENOMEM;
+    k->c = c, k->st = st, k->why = why, k->len = len;
+    k->threads = (unsigned)threads, k->blocks = blocks, k->gen = 1;
+    st->blocks = blocks;
+    int rc = check(k, shared, cap);
+    if (rc == -ENOMEM)
+        snprintf(why, len, "out of memory to check the trace");
+    teardown(k);
+    return rc;
+}
