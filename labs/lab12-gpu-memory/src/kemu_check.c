@@ -13,13 +13,21 @@
 
 enum { CL_GLD, CL_GST, CL_SLD, CL_SST, CLASSES };
 
-/* One lane's access, keyed by its request: (warp, class, the warp's sync count) and k. */
+#define WARPS (KEMU_MAX_BLOCK_THREADS / KEMU_WARP)
+
+/* One open request: the lanes' accesses so far. */
 typedef struct {
-    uint64_t key;
-    uint32_t k;
-    uint8_t size;
-    uintptr_t addr;
-} entry_t;
+    unsigned n;
+    uintptr_t addr[KEMU_WARP];
+    uint8_t size[KEMU_WARP];
+} request_t;
+
+/* A warp's open requests of one class since its last barrier or shuffle: the k-th access of each
+ * lane joins request k. */
+typedef struct {
+    request_t *r;
+    size_t open, cap;
+} open_t;
 
 typedef struct {
     uint8_t *val;      /* the bytes last stored */
@@ -41,11 +49,9 @@ typedef struct {
     uintptr_t sh_lo, sh_hi;
     shadow_t sh;
     uint32_t block, gen, bar; /* the block being replayed, its number + 1, its barriers */
-    uint32_t wsync[KEMU_MAX_BLOCK_THREADS / KEMU_WARP];
-    uint32_t lane_at[KEMU_MAX_BLOCK_THREADS];         /* the warp's wsync of lane_k */
+    uint32_t wsync[WARPS];    /* each warp's barriers and shuffles in the block */
     uint32_t lane_k[KEMU_MAX_BLOCK_THREADS][CLASSES]; /* accesses of each class since */
-    entry_t *ent;
-    size_t n_ent, cap_ent;
+    open_t open[WARPS][CLASSES];
     uintptr_t *sec; /* every request's sectors, for DRAM's distinct ones */
     size_t n_sec, cap_sec;
 } chk_t;
@@ -66,53 +72,6 @@ static int bad(chk_t *k, size_t i, const kemu_event_t *e, const char *fmt, ...)
     return -EPROTO;
 }
 
-/* Room for one more element of size `sz` in *v (capacity *cap); 0 or -ENOMEM. */
-static int room(void **v, size_t *cap, size_t used, size_t sz)
-{
-    if (used < *cap)
-        return 0;
-    size_t n = *cap ? *cap * 2 : 4096;
-    void *p = realloc(*v, n * sz);
-    if (!p)
-        return -ENOMEM;
-    *v = p, *cap = n;
-    return 0;
-}
-
-static int cmp_entry(const void *a, const void *b)
-{
-    const entry_t *x = a, *y = b;
-    if (x->key != y->key)
-        return (x->key > y->key) - (x->key < y->key);
-    return (x->k > y->k) - (x->k < y->k);
-}
-
-/* Counts one request (entries [0, n) of one key and k) into its class. */
-static int count_request(chk_t *k, const entry_t *r, unsigned n)
-{
-    uintptr_t addr[KEMU_WARP], s[KEMU_WARP * 2];
-    uint8_t size[KEMU_WARP];
-    int cls = (int)(r->key >> 40 & 3);
-    kemu_class_t *c = cls == CL_GLD ? &k->st->gld : cls == CL_GST ? &k->st->gst
-                    : cls == CL_SLD ? &k->st->sld : &k->st->sst;
-    for (unsigned i = 0; i < n; i++)
-        addr[i] = r[i].addr, size[i] = r[i].size, c->bytes += r[i].size;
-    c->requests++;
-    if (cls == CL_SLD || cls == CL_SST) {
-        c->wavefronts += kemu_request_wavefronts(addr, size, n);
-        return 0;
-    }
-    size_t d = kemu_request_sectors(addr, size, n, s);
-    c->sectors += d;
-    k->st->l2_bytes += d * KEMU_SECTOR;
-    for (size_t i = 0; i < d; i++) {
-        if (room((void **)&k->sec, &k->cap_sec, k->n_sec, sizeof *k->sec))
-            return -ENOMEM;
-        k->sec[k->n_sec++] = s[i];
-    }
-    return 0;
-}
-
 /* With c->shared_read: -EPROTO if the block replayed stored a shared byte it never loaded. */
 static int shared_unread(chk_t *k)
 {
@@ -123,42 +82,86 @@ static int shared_unread(chk_t *k)
     return 0;
 }
 
-/* Counts the requests of the block replayed, and starts block b. */
-static int next_block(chk_t *k, uint32_t b)
+/* The launch's sectors so far, and d more; 0 or -ENOMEM. */
+static int add_sectors(chk_t *k, const uintptr_t *s, size_t d)
 {
-    int rc = shared_unread(k);
-    if (rc)
-        return rc;
-    qsort(k->ent, k->n_ent, sizeof *k->ent, cmp_entry);
-    for (size_t i = 0, j; i < k->n_ent; i = j) {
-        for (j = i + 1; j < k->n_ent && k->ent[j].key == k->ent[i].key &&
-                        k->ent[j].k == k->ent[i].k; j++)
-            ;
-        if (count_request(k, &k->ent[i], (unsigned)(j - i)))
+    if (k->n_sec + d > k->cap_sec) {
+        size_t cap = k->cap_sec ? k->cap_sec * 2 : 4096;
+        uintptr_t *p = realloc(k->sec, cap * sizeof *p);
+        if (!p)
             return -ENOMEM;
+        k->sec = p, k->cap_sec = cap;
     }
-    k->n_ent = 0;
-    k->block = b, k->gen++, k->bar = 0;
-    memset(k->wsync, 0, sizeof k->wsync);
-    memset(k->lane_at, 0, sizeof k->lane_at);
-    memset(k->lane_k, 0, sizeof k->lane_k);
+    memcpy(k->sec + k->n_sec, s, d * sizeof *s);
+    k->n_sec += d;
     return 0;
 }
 
-/* The request entry of access e (not a continuation) of class cls. */
-static int add_entry(chk_t *k, const kemu_event_t *e, int cls)
+/* Counts one request of class cls. */
+static int count_request(chk_t *k, const request_t *r, int cls)
 {
-    unsigned t = e->thread, w = t / KEMU_WARP;
-    if (k->lane_at[t] != k->wsync[w]) {
-        memset(k->lane_k[t], 0, sizeof k->lane_k[t]);
-        k->lane_at[t] = k->wsync[w];
+    kemu_class_t *c = cls == CL_GLD ? &k->st->gld : cls == CL_GST ? &k->st->gst
+                    : cls == CL_SLD ? &k->st->sld : &k->st->sst;
+    uintptr_t s[KEMU_WARP * 2];
+    for (unsigned i = 0; i < r->n; i++)
+        c->bytes += r->size[i];
+    c->requests++;
+    if (cls == CL_SLD || cls == CL_SST) {
+        c->wavefronts += kemu_request_wavefronts(r->addr, r->size, r->n);
+        return 0;
     }
-    if (room((void **)&k->ent, &k->cap_ent, k->n_ent, sizeof *k->ent))
-        return -ENOMEM;
-    entry_t *x = &k->ent[k->n_ent++];
-    x->key = (uint64_t)w << 42 | (uint64_t)cls << 40 | k->wsync[w];
-    x->k = k->lane_k[t][cls]++;
-    x->size = e->size, x->addr = (uintptr_t)e->addr;
+    size_t d = kemu_request_sectors(r->addr, r->size, r->n, s);
+    c->sectors += d;
+    k->st->l2_bytes += d * KEMU_SECTOR;
+    return add_sectors(k, s, d);
+}
+
+/* Counts and closes warp w's open requests (at its barrier or shuffle, or the block's end). */
+static int close_warp(chk_t *k, unsigned w)
+{
+    for (int cls = 0; cls < CLASSES; cls++) {
+        open_t *o = &k->open[w][cls];
+        for (size_t i = 0; i < o->open; i++)
+            if (count_request(k, &o->r[i], cls))
+                return -ENOMEM;
+        o->open = 0;
+    }
+    memset(k->lane_k[w * KEMU_WARP], 0, sizeof k->lane_k[0] * KEMU_WARP);
+    return 0;
+}
+
+/* Ends the block replayed (with c->shared_read, its shared bytes all loaded; its requests
+ * counted), and starts block b. */
+static int next_block(chk_t *k, uint32_t b)
+{
+    int rc = shared_unread(k);
+    for (unsigned w = 0; w < WARPS && !rc; w++)
+        rc = close_warp(k, w);
+    if (rc)
+        return rc;
+    k->block = b, k->gen++, k->bar = 0;
+    memset(k->wsync, 0, sizeof k->wsync);
+    return 0;
+}
+
+/* Access e (not a continuation) of class cls joins its request: its lane's k-th of the class
+ * since the warp's last barrier or shuffle. */
+static int join(chk_t *k, const kemu_event_t *e, int cls)
+{
+    unsigned t = e->thread;
+    open_t *o = &k->open[t / KEMU_WARP][cls];
+    uint32_t at = k->lane_k[t][cls]++;
+    if (at >= o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 16;
+        request_t *p = realloc(o->r, cap * sizeof *p);
+        if (!p)
+            return -ENOMEM;
+        o->r = p, o->cap = cap;
+    }
+    for (; o->open <= at; o->open++)
+        o->r[o->open].n = 0;
+    request_t *r = &o->r[at];
+    r->addr[r->n] = (uintptr_t)e->addr, r->size[r->n++] = e->size;
     return 0;
 }
 
@@ -256,7 +259,7 @@ static int access(chk_t *k, size_t i, const kemu_event_t *e, const kemu_event_t 
                                             : shared_access(k, i, e, cls == CL_SST);
     if (rc || (e->op & KEMU_EV_MORE))
         return rc;
-    return add_entry(k, e, cls);
+    return join(k, e, cls);
 }
 
 /* Replays event i. */
@@ -272,13 +275,13 @@ static int replay(chk_t *k, size_t i, const kemu_event_t *e, const kemu_event_t 
         return access(k, i, e, prev);
     if (e->op == KEMU_EV_BARRIER) {
         k->bar++, k->st->barriers++;
-        for (unsigned w = 0; w < KEMU_MAX_BLOCK_THREADS / KEMU_WARP; w++)
-            k->wsync[w]++;
-        return 0;
+        for (unsigned w = 0; w < WARPS && !rc; w++)
+            k->wsync[w]++, rc = close_warp(k, w);
+        return rc;
     }
     if (e->op == KEMU_EV_SHFL) {
         k->wsync[e->thread / KEMU_WARP]++, k->st->shuffles++;
-        return 0;
+        return close_warp(k, e->thread / KEMU_WARP);
     }
     if (e->op == KEMU_EV_FAULT) {
         k->st->faults++, k->st->first_fault = (uintptr_t)e->addr;
@@ -372,7 +375,10 @@ static void teardown(chk_t *k)
     free(k->mem), free(k->set);
     free(k->sh.val), free(k->sh.gen), free(k->sh.who), free(k->sh.bar), free(k->sh.wsync);
     free(k->sh.read);
-    free(k->ent), free(k->sec);
+    for (unsigned w = 0; w < WARPS; w++)
+        for (int cls = 0; cls < CLASSES; cls++)
+            free(k->open[w][cls].r);
+    free(k->sec);
     free(k);
 }
 
