@@ -193,6 +193,7 @@ def test_a_clock_patched_through_the_got_gains_nothing(tmp_path):
     assert "hostile: clock_gettime's slot patched" in run.stderr, run.stderr[-2000:]
 
 
+@pytest.mark.lab("12")
 def test_lab12_forged_counts_gain_nothing(tmp_path):
     """Lab 12's naive kernels (every variant's patch) with launchers of their own that rewrite
     the emulator's counts to the reference's and doctor the trace (hostile/kemu_forge.cu): the
