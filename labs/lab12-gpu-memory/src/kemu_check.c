@@ -297,8 +297,12 @@ static int replay(chk_t *k, size_t i, const kemu_event_t *e, const kemu_event_t 
 static int64_t uncovered(const chk_t *k, unsigned b)
 {
     const kemu_tbuf_t *buf = &k->c->bufs[b];
+    if (buf->want || !buf->need) {
+        const uint8_t *z = memchr(k->set[b], 0, buf->bytes);
+        return z ? (int64_t)(z - k->set[b]) : -1;
+    }
     for (size_t o = 0; o < buf->bytes; o++)
-        if (!k->set[b][o] && (buf->want || !buf->need || buf->need[o]))
+        if (!k->set[b][o] && buf->need[o])
             return (int64_t)o;
     return -1;
 }
@@ -382,44 +386,59 @@ static void teardown(chk_t *k)
     free(k);
 }
 
-/* The trace's events, copied out of the student's memory (read once: its process may still
- * change them); NULL with *n = 0 when empty. -EPROTO for more than cap. */
-static int copy_out(chk_t *k, const kemu_trace_t *shared, size_t cap, kemu_event_t **ev,
-                    size_t *n)
+/* The trace's header, read once (the student's process may still change it): its events, -EPROTO
+ * for more than cap or a shared memory that is not a range of at most KEMU_MAX_SHARED bytes. */
+static int header(chk_t *k, const kemu_trace_t *shared, size_t cap, size_t *n)
 {
     const volatile kemu_trace_t *v = shared;
     uint64_t want = v->n;
     k->sh_lo = (uintptr_t)v->shared_lo, k->sh_hi = (uintptr_t)v->shared_hi;
-    *ev = NULL, *n = 0;
+    *n = 0;
     if (want > cap)
         return bad(k, 0, NULL, "it holds %llu events, more than the %zu its buffer has room for",
                    (unsigned long long)want, cap);
     if (k->sh_hi < k->sh_lo || k->sh_hi - k->sh_lo > KEMU_MAX_SHARED)
         return bad(k, 0, NULL, "its shared memory is not a range of at most %d bytes",
                    KEMU_MAX_SHARED);
-    if (want && !(*ev = malloc(want * sizeof **ev)))
-        return -ENOMEM;
-    memcpy(*ev, (const void *)shared->ev, want * sizeof **ev);
     *n = want;
     return 0;
 }
 
+#define CHUNK 4096 /* events copied out of the student's memory at a time */
+
+/* Replays the n events, each chunk copied out of the student's memory first (its process may
+ * still change them: each is read once). */
+static int replay_all(chk_t *k, const kemu_trace_t *shared, size_t n)
+{
+    kemu_event_t *ev = malloc((CHUNK + 1) * sizeof *ev);
+    int rc = ev ? 0 : -ENOMEM;
+    for (size_t at = 0; at < n && !rc; at += CHUNK) {
+        size_t m = n - at < CHUNK ? n - at : CHUNK;
+        if (at)
+            ev[0] = ev[CHUNK]; /* the chunk before's last event, for a continuation */
+        memcpy(ev + 1, (const void *)(shared->ev + at), m * sizeof *ev);
+        for (size_t i = 0; i < m && !rc; i++)
+            rc = replay(k, at + i, &ev[i + 1], at + i ? &ev[i] : NULL);
+        ev[CHUNK] = ev[m];
+    }
+    free(ev);
+    return rc;
+}
+
 static int check(chk_t *k, const kemu_trace_t *shared, size_t cap)
 {
-    kemu_event_t *ev;
     size_t n;
-    int rc = copy_out(k, shared, cap, &ev, &n);
+    int rc = header(k, shared, cap, &n);
     if (!rc)
         rc = setup(k);
-    for (size_t i = 0; i < n && !rc; i++)
-        rc = replay(k, i, &ev[i], i ? &ev[i - 1] : NULL);
+    if (!rc)
+        rc = replay_all(k, shared, n);
     if (!rc)
         rc = next_block(k, k->block);
     if (!rc)
         rc = coverage(k);
     if (!rc)
         dram(k);
-    free(ev);
     return rc;
 }
 

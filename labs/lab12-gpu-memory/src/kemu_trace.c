@@ -28,11 +28,12 @@ static void emit(int op, unsigned thread, uintptr_t a, size_t size, const void *
     if (i >= cap)
         return;
     kemu_event_t *e = &tr->ev[i];
-    memset(e, 0, sizeof *e);
+    uint64_t v[2] = {0, 0};
+    if (value)
+        memcpy(v, value, size);
     e->op = (uint8_t)op, e->size = (uint8_t)size, e->thread = (uint16_t)thread;
     e->block = block_linear(), e->addr = a;
-    if (value)
-        memcpy(e->value, value, size);
+    memcpy(e->value, v, sizeof v);
 }
 
 /* An access of `bytes` bytes at a, with the bytes there now: one event per 16 bytes. */
