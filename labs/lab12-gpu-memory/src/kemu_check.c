@@ -85,6 +85,8 @@ static int shared_unread(chk_t *k)
 /* The launch's sectors so far, and d more; 0 or -ENOMEM. */
 static int add_sectors(chk_t *k, const uintptr_t *s, size_t d)
 {
+    if (!d)
+        return 0;
     if (k->n_sec + d > k->cap_sec) {
         size_t cap = k->cap_sec ? k->cap_sec * 2 : 4096;
         uintptr_t *p = realloc(k->sec, cap * sizeof *p);
@@ -339,7 +341,8 @@ static int cmp_uptr(const void *a, const void *b)
 static void dram(chk_t *k)
 {
     size_t d = 0;
-    qsort(k->sec, k->n_sec, sizeof *k->sec, cmp_uptr);
+    if (k->n_sec)
+        qsort(k->sec, k->n_sec, sizeof *k->sec, cmp_uptr);
     for (size_t i = 0; i < k->n_sec; i++)
         d += i == 0 || k->sec[i] != k->sec[i - 1];
     k->st->dram_bytes = d * KEMU_SECTOR;
