@@ -32,14 +32,17 @@ typedef struct {
     int writable;
 } kemu_span_t;
 
+struct kemu_trace; /* kemu_trace.h */
+
 /* One launch: grid and block shape, and body(args), which every emulated thread runs (it calls
- * the kernel with its arguments). */
+ * the kernel with its arguments); trace: where to append every access (kemu_trace.h), or NULL. */
 typedef struct {
     kemu_dim3_t grid, block;
     void (*body)(void *args);
     void *args;
     const kemu_span_t *spans;
     unsigned n_spans;
+    struct kemu_trace *trace;
 } kemu_launch_t;
 
 /* Counts for one class of memory instruction (global loads, global stores, shared loads, shared

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "kemu_int.h"
+#include "kemu_trace.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>
@@ -49,6 +50,7 @@ static size_t sched_size;
 static void leave(void)
 {
     kthread_t *t = kemu_g.cur;
+    kemu_trace_flush();
 #ifdef KEMU_ASAN
     void *fake = NULL;
     __sanitizer_start_switch_fiber(t->state == KT_DONE ? NULL : &fake, sched_bottom, sched_size);
@@ -149,6 +151,7 @@ static int try_shuffle(kthread_t *w, unsigned n)
         if (w[i].state == KT_SHFL)
             w[i].state = KT_RUN;
     kemu_g.st->shuffles++;
+    kemu_trace_event(KEMU_EV_SHFL, w[0].linear, 0);
     return 1;
 }
 
@@ -166,6 +169,7 @@ static int try_barrier(unsigned n)
         if (threads[i].state == KT_BARRIER)
             threads[i].state = KT_RUN;
     kemu_g.st->barriers++;
+    kemu_trace_event(KEMU_EV_BARRIER, 0, 0);
     return 1;
 }
 

@@ -56,7 +56,7 @@ static void run(const char *name, void (*body)(void *), probe_args_t *a, size_t 
                 size_t out_bytes, unsigned threads, int param, int sums)
 {
     kemu_span_t spans[2] = {{a->in, in_bytes, 0}, {a->out, out_bytes, 1}};
-    kemu_launch_t l = {{1, 1, 1}, {threads, 1, 1}, body, a, spans, a->in ? 2 : 1};
+    kemu_launch_t l = {{1, 1, 1}, {threads, 1, 1}, body, a, spans, a->in ? 2 : 1, NULL};
     if (!a->in)
         spans[0] = spans[1];
     kemu_stats_t st;
