@@ -198,23 +198,32 @@ def test_lab12_forged_counts_gain_nothing(tmp_path):
     """Lab 12's naive kernels (every variant's patch) with launchers of their own that rewrite
     the emulator's counts to the reference's and doctor the trace (hostile/kemu_forge.cu): the
     counts that score are the harness's, made from a trace it checks against its own data, so
-    the forgery scores no more than the honest naive kernels, metric by metric, and says why."""
+    the forgery scores no more than the honest naive kernels, metric by metric, and says why.
+    As written, the forgery's bodies switch the emulator's instrumentation off, which the build
+    refuses (common/student-cu.sh); with that attribute taken out, the trace checks refuse it."""
     slug = "lab12-gpu-memory"
     naive = [p for v in variants.declared(slug).values() for p in v["patch"]]
     with open(os.path.join(HOSTILE, "kemu_forge.cu")) as f:
-        forge = {"file": "src/kernels.cu", "append": f.read()}
+        text = f.read()
+    attr = '[[gnu::no_sanitize("thread")]] '
+    assert attr in text
+    cases = {"honest": naive,
+             "forged": naive + [{"file": "src/kernels.cu", "append": text}],
+             "instrumented": naive + [{"file": "src/kernels.cu",
+                                       "append": text.replace(attr, "")}]}
     scores = {}
-    for name, patches in (("honest", naive), ("forged", naive + [forge])):
+    for name, patches in cases.items():
         sub = variants.make(slug, str(tmp_path / name), patches)
         g = grade(sub, "12", str(tmp_path / f"out-{name}"), env=SANDBOX_ENV,
                   extra=["--parts", "metrics"])
         scores[name] = {m: r for m, r in g.metrics("12").items() if not m.startswith("gpu_")}
-    honest, forged = scores["honest"], scores["forged"]
-    assert set(honest) == set(forged) and len(honest) == 4, (honest, forged)
-    for m in honest:
-        assert forged[m]["score"] <= honest[m]["score"], (m, forged[m], honest[m])
-    assert sum(r["score"] for r in forged.values()) < sum(r["score"] for r in honest.values())
-    why = {m: str(r) for m, r in forged.items()}
-    assert "never loads it" in why["transpose_wavefronts"], why
-    assert "no __syncthreads between" in why["reduce_barriers"], why
-    assert "memory did not hold" in why["gather_sectors"], why
+    honest = scores["honest"]
+    assert len(honest) == 4, honest
+    for name in ("forged", "instrumented"):
+        forged = scores[name]
+        assert set(honest) == set(forged), (honest, forged)
+        for m in honest:
+            assert forged[m]["score"] <= honest[m]["score"], (name, m, forged[m], honest[m])
+        assert sum(r["score"] for r in forged.values()) < sum(r["score"] for r in honest.values())
+    assert all("would hide accesses" in str(r) for r in scores["forged"].values()), scores
+    print({m: str(r)[:300] for m, r in scores["instrumented"].items()})

@@ -92,6 +92,21 @@ def test_emulator_only_code_is_refused(tmp_path, make_variant, before, after, wh
     assert any(why in t["output"] for t in tests.values()), tests
 
 
+# An attribute that switches the emulator's instrumentation off for a function would leave its
+# accesses out of the trace the counts are made from: refused by name, in either spelling.
+@pytest.mark.parametrize("attr", ['[[gnu::no_sanitize("thread")]]',
+                                  "[[gnu::no_sanitize_thread]]",
+                                  "[[gnu::disable_sanitizer_instrumentation]]"])
+def test_instrumentation_off_is_refused(tmp_path, attr):
+    src = tmp_path / "kernels.cu"
+    src.write_text('#include "gpu_memory.h"\n' + attr + "\nstatic void copy(float *d, const float *s)"
+                   " { *d = *s; }\n")
+    res = subprocess.run(["sh", os.path.join(ROOT, "common", "student-cu.sh"), str(src),
+                          "src/kernels.cu", "gpu_memory.h"], capture_output=True, text=True)
+    assert res.returncode == 1, res.stderr
+    assert "src/kernels.cu:2: error: the attribute" in res.stderr, res.stderr
+
+
 # One compile each, for one real architecture (sm_80: A100), warnings as errors: what the GPU
 # benchmark's nvcc build of a submission needs of the handout's "the same file compiles for a GPU".
 @pytest.mark.skipif(not NVCC, reason="no nvcc (CUDA_HOME/bin or PATH)")
