@@ -3,6 +3,7 @@
  * Public lab code, not the student's: what it returns is checked by the harness against bytes it
  * wrote itself, or only decides a skip (lab05_serve.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gpu.h"
@@ -121,6 +122,23 @@ int serve_race_report(const void *in, size_t in_len, void *out, size_t out_len)
     }
 #endif
     return 0;
+}
+
+/* Workload "cuda_last_error" (lab05_serve.h). */
+int serve_cuda_last_error(const void *in, size_t in_len, void *out, size_t out_len)
+{
+    (void)in, (void)in_len;
+    if (out_len != CUDA_ERROR_MAX)
+        return -EINVAL;
+    char *buf = out;
+    buf[0] = '\0';
+    int e = pt_cuda_last_error();
+#ifdef MM_HAVE_CUDA
+    if (e != 0)
+        snprintf(buf, out_len, "%s (%s)", cudaGetErrorString((cudaError_t)e),
+                 cudaGetErrorName((cudaError_t)e));
+#endif
+    return e;
 }
 
 /* Workload "device_sync" (lab05_serve.h). */

@@ -48,6 +48,11 @@ typedef struct {
  * (mm_emu_race_report), "" elsewhere. Returns the number of races found (0: none). */
 #define RACE_REPORT_MAX 320
 
+/* Workload "cuda_last_error": no input; out char[CUDA_ERROR_MAX]: the runtime's message and name
+ * of the last CUDA failure pt_cuda_errno saw in this process ("" if none), which it forgets
+ * (pt_cuda_last_error). Returns that cudaError_t. For the benchmark's reports only. */
+#define CUDA_ERROR_MAX 200
+
 /* Workload "device_sync": waits for every stream of the process's device (cudaDeviceSynchronize;
  * nothing where no device is usable). Returns the cudaError_t. The benchmark calls it before it
  * times a baseline of its own: the idle check sees only CPU time, not GPU work still queued. */
