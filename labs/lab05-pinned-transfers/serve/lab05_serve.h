@@ -32,7 +32,7 @@ typedef struct {
     int32_t pinned;     /* cudaPointerGetAttributes: 1 page-locked host memory, 0 not, -1 error */
     int32_t flags_rc;   /* cudaHostGetFlags' cudaError_t */
     uint32_t flags;     /* its flags */
-    int32_t copy_rc;    /* the round trip's first failure (a cudaError_t), 0 if none or none asked */
+    int32_t copy_rc;    /* the round trip's first failure (a cudaError_t); 0: none, or not asked */
 } host_probe_out_t;
 
 /* Workload "pinned_alloc": in pinned_alloc_in_t, out uint64_t (an address of this process):

@@ -168,8 +168,8 @@ MM_TEST(test_gpu_host_alloc_kinds)
     for (int k = 0; k < PT_HOST_KINDS; k++) {
         void *p = NULL;
         MM_ASSERT_OK(pt_host_alloc((pt_host_kind_t)k, n, &p));
-        ck_assert_msg(round_trip(p, n, 0x40u + (unsigned)k), "%s memory: a copy to the GPU and back differs",
-                      name[k]);
+        ck_assert_msg(round_trip(p, n, 0x40u + (unsigned)k),
+                      "%s memory: a copy to the GPU and back differs", name[k]);
         host_probe_out_t r = probe(p, 0, NULL, 0);
         ck_assert_msg(r.pinned == (k != PT_HOST_PAGEABLE),
                       "%s memory: cudaPointerGetAttributes says page-locked = %d", name[k],
