@@ -193,10 +193,34 @@ static void inject(int on)
     installed = on;
 }
 
+/* Where a sweep names its first leak: the total count when last settled, and whether to look
+ * (the second sweep only, whose runs are all warm). */
+static struct {
+    int on;
+    Py_ssize_t settled;
+} leak_watch;
+
+/* After run k of the watched sweep, whose total count went from before to now: the first run
+ * that left references, into out. The collection runs only when the count rose (a leak or
+ * garbage not yet collected), so it cannot name a run whose extra references were a cycle. */
+static void watch_leak(Py_ssize_t before, long k, int completed, po_sweep_out_t *out)
+{
+    if (!leak_watch.on || out->first_leak_at || total_refs() <= before)
+        return;
+    Py_ssize_t now = settled_refs();
+    if (now > leak_watch.settled) {
+        out->first_leak_at = (int32_t)k;
+        out->first_leak_done = completed;
+        out->first_leak_refs = (int64_t)(now - leak_watch.settled);
+    }
+    leak_watch.settled = now;
+}
+
 /* One run with allocation k failing; 1 if the run made fewer than k allocations (it completed
  * with nothing failed), else 0. Records the first broken rule in out->bad. */
 static int run_failing(scenario_fn fn, PyObject *arg, long k, po_sweep_out_t *out)
 {
+    Py_ssize_t before = leak_watch.on ? total_refs() : 0;
     nallocs = 0;
     fail_at = k;
     PyObject *r = fn(arg);
@@ -218,6 +242,7 @@ static int run_failing(scenario_fn fn, PyObject *arg, long k, po_sweep_out_t *ou
     out->failed_runs += r == NULL;
     Py_XDECREF(r);
     PyErr_Clear();
+    watch_leak(before, k, completed, out);
     return completed;
 }
 
@@ -324,8 +349,11 @@ int serve_sweep(const void *in, size_t in_len, void *out, size_t out_len)
     }
     rc = sweep_once(fn, arg, ans);
     Py_ssize_t before = settled_refs();
+    leak_watch.on = 1;
+    leak_watch.settled = before;
     if (rc == 0)
         rc = sweep_once(fn, arg, ans);
+    leak_watch.on = 0;
     ans->refs_left = (int64_t)(settled_refs() - before);
     PyGC_Enable();
     Py_DECREF(arg);
