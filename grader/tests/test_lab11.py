@@ -53,6 +53,11 @@ LOG_WEAK = {"file": "src/train_loop.py", "old": _HOOK,
             "new": "        _LOG_HOOKS.append(lambda r=__import__('weakref').ref(pred): "
                    "float(r().data.mean()))\n"}
 LOG_NONE = {"file": "src/train_loop.py", "old": _HOOK, "new": ""}
+# A view's dealloc keeps the export it took of its base: the base stays "exported" for good.
+VIEW_KEEPS_EXPORT = {"file": "src/tensorbuf.c", "old": "        t->base->exports--;\n", "new": ""}
+# getbuffer lends the exporter without a reference of its own: PyBuffer_Release drops one too many.
+BORROWED_OBJ = {"file": "src/tensorbuf.c", "old": "    view->obj = Py_NewRef(self);\n",
+                "new": "    view->obj = self;\n"}
 PART_C = ("test_train_losses_are_floats", "test_train_leaves_no_tensors",
           "test_train_closes_stagers", "test_train_memory_flat")
 
@@ -80,6 +85,9 @@ CASES = {
     "late-binding log": ([LOG_LATE], {t: "flush_log()'s value for step 0" for t in PART_C}),
     "weakly referenced log": ([LOG_WEAK], {t: "flush_log()" for t in PART_C}),
     "no log": ([LOG_NONE], {t: "flush_log() gave 0 values after 150 steps" for t in PART_C}),
+    "view keeps its export": ([VIEW_KEEPS_EXPORT], {
+        "test_transpose_view": "each view's dealloc gives back the export of t it took",
+        "test_tensorbuf_refcounts": "made, exported, viewed, resized, freed: raised BufferError"}),
 }
 
 
@@ -94,3 +102,15 @@ def test_each_leak_fails_exactly_the_tests_that_watch_it(make_variant, tmp_path,
     assert sorted(failed) == sorted(expected), failed
     for name, says in expected.items():
         assert says in failed[name], (name, failed[name])
+
+
+def test_a_crash_in_the_debug_interpreter_says_why(make_variant, tmp_path):
+    """A borrowed view->obj: the debug interpreter stops the process at the negative count, and
+    its own line reaches the grade (grader/grading/fatal_lines.py) beside the signal."""
+    sub = make_variant(SLUG, [BORROWED_OBJ])
+    g = grade(sub, "11", str(tmp_path / "out"), env=SANDBOX_ENV, extra=["--parts", "tests"])
+    failed = [t["output"] for t in g.tests("11").values() if t["status"] != "passed"]
+    said = [o for o in failed if "the debug interpreter, before it stopped your process: " in o]
+    assert said, failed
+    assert all("signal 6" in o for o in said), said
+    assert any("_Py_NegativeRefcount" in o or "Fatal Python error" in o for o in said), said
