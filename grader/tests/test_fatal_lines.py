@@ -1,7 +1,8 @@
 """A crash in lab 11's debug interpreter carries the interpreter's own words into the grade: the
 _Py_NegativeRefcount line (naming the file and line of the Py_DECREF that went below zero) or the
-"Fatal Python error" line, paired in order with the tests whose process SIGABRT ended; a
-segfault, a hidden test and a passed one are handled as they must be."""
+"Fatal Python error" line, paired in order with the tests whose process a signal the interpreter
+reports ended (SIGABRT; SIGSEGV and others through faulthandler); SIGKILL, a hidden test and a
+passed one are handled as they must be."""
 from grader.grading import fatal_lines
 from grader.rules.results import PASSED, Item
 
@@ -19,7 +20,7 @@ a line the student printed
 Fatal Python error: PyThreadState_Get: the function must be called with the GIL held
 """
 ABORT = "your code's process was killed by signal 6 (Aborted) during py"
-SEGV = "your code's process was killed by signal 11 (Segmentation fault) during py"
+KILLED = "your code's process was killed by signal 9 (Killed) during py"
 
 
 def test_interpreter_errors_one_line_each():
@@ -41,9 +42,15 @@ SECOND = "Fatal Python error: PyThreadState_Get: the function must be called wit
 
 
 def test_lines_go_to_the_aborted_tests_in_the_order_they_ran():
-    out = _attach([("b", SEGV), ("a", ABORT), ("c", "x == 3"), ("d", ABORT), ("e", ABORT)])
-    assert out == {"b": SEGV, "a": ABORT + SAID + FIRST, "c": "x == 3",
+    out = _attach([("b", KILLED), ("a", ABORT), ("c", "x == 3"), ("d", ABORT), ("e", ABORT)])
+    assert out == {"b": KILLED, "a": ABORT + SAID + FIRST, "c": "x == 3",
                    "d": ABORT + SAID + SECOND, "e": ABORT}
+
+
+def test_a_segfault_takes_its_line():
+    segv = "your code's process was killed by signal 11 (Segmentation fault) during py"
+    out = _attach([("s", segv), ("a", ABORT)])
+    assert out == {"s": segv + SAID + FIRST, "a": ABORT + SAID + SECOND}
 
 
 def test_a_hidden_test_takes_its_line_unshown():

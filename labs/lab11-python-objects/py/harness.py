@@ -1,11 +1,16 @@
 """Lab 11 tests (provided), in Python: what a call raised, which of a test's inputs the
 interpreter counts references to, and what the part C tests measure of your train_loop. The C
 tests (tests/check_*.c) call these and compare what they return with what they expect."""
+import faulthandler
 import gc
 import sys
 import tracemalloc
 
 import minigrad as mg
+
+# A crash of your process (a segfault, a fatal error) prints its "Fatal Python error" line and
+# the Python lines that ran into it; the grader quotes the first line in the failed test.
+faulthandler.enable()
 
 WARMUP_STEPS, MEASURED_STEPS = 40, 200
 
