@@ -5,6 +5,7 @@
  * failures land in your code and in what it calls. The objects whose references are
  * counted are made at run time (tu_assert_counted; sizes and items above 256): Python 3.12+ counts
  * no reference to an immortal object (PEP 683), so a leak of one would go unseen. */
+#include <stdio.h>
 #include "support.h"
 
 /* What every sweep must show: clean failures, no leak, and some allocation actually failed.
@@ -27,6 +28,8 @@ static void assert_clean_sweep(const char *what, const char *scenario, const cha
     ck_assert_msg(s.failed_runs > 0, "%s: no allocation of it ever failed", what);
 }
 
+/* The TensorBuf scenario also checks that a resize failing with MemoryError left its object
+ * unchanged (serve/counting.c, resize_checked). */
 MM_TEST(test_alloc_failures_tensorbuf)
 {
     tu_assert_counted("harness.mortal_ints(3, 4, 5, 6)");

@@ -224,19 +224,6 @@ static void cat_list(tu_text_t *t, const long *v, long n, long zeros)
     tu_cat(t, "]");
 }
 
-/* A resize whose allocation fails (2^61 bytes: no allocator has them) raises MemoryError and
- * leaves t as it was: shape (rows, cols) of itemsize-byte elements holding `values`. */
-static void assert_failed_resize_keeps(const char *values, long rows, long cols, int itemsize)
-{
-    tu_expect_raises("a resize to 2**61 bytes, whose allocation fails", "MemoryError",
-                     "lambda: t.resize((%ld,))", (long)((1L << 61) / itemsize));
-    tu_run("# t.resize failed above: pyobj.h says 'self is then unchanged'\n");
-    tu_text_t want = { .n = 0 };
-    tu_cat(&want, "((%ld, %ld), (%ld, %d), %ld, %s)", rows, cols, cols * itemsize, itemsize,
-           rows * cols * itemsize, values);
-    tu_expect(want.s, "(t.shape, t.strides, t.nbytes, np.asarray(t).ravel().tolist())");
-}
-
 MM_TEST(test_resize_refused_while_exported)
 {
     mm_rng_t r = MM_RNG();
@@ -263,7 +250,6 @@ MM_TEST(test_resize_refused_while_exported)
     want.n = 0;
     cat_list(&want, v, n, rows * cols - n); /* the bytes kept, a tail of zeros */
     tu_expect(want.s, "np.asarray(t).ravel().tolist()");
-    assert_failed_resize_keeps(want.s, rows, cols, f->itemsize);
     long p = (long)mm_rng_range(&r, 1, (uint64_t)n - 1);
     tu_run("t.resize((%ld,))\n", p);
     want.n = 0;
