@@ -226,7 +226,8 @@ COPY_ALL = """{
 """
 MEMCPY_ANSWER = [
     {"file": "src/kernels.cu", "old": ROUND_STORE,
-     "new": "            (void)v[k];\n            if (e + k * stride == 0) " + COPY_ALL},
+     "new": "            if (e + k * stride == 0) " + COPY_ALL + "            else\n"
+            "                (void)v[k];\n"},
     {"file": "src/kernels.cu", "old": TAIL_STORE, "new": "        if (e == 0) " + COPY_ALL}]
 
 
@@ -247,9 +248,9 @@ def test_kernel_reading_host_memory_gains_nothing(tmp_path):
         {"file": "src/kernels.cu", "old": '#include "gpu_memory.h"\n',
          "new": '#include "gpu_memory.h"\n' + READS_HOST},
         {"file": "src/kernels.cu", "old": ROUND_STORE,
-         "new": ROUND_STORE + "            out[e + k * stride] += host_table[e % 4096];\n"},
+         "new": "            out[e + k * stride] = v[k] + host_table[e % 4096];\n"},
         {"file": "src/kernels.cu", "old": TAIL_STORE,
-         "new": TAIL_STORE + "        out[e] += host_table[e % 4096];\n"}])
+         "new": "        out[e] = table[source_of(ids, e, dim)] + host_table[e % 4096];\n"}])
     assert all(t["score"] == 0 for t in items.values()), items
     assert all("outside its buffers" in t["output"] for t in items.values()), items
 
