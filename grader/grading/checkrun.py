@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from ..confinement import boundary, isolation, sandbox, seal
 from ..rules import hostenv
-from . import hw
+from . import fatal_lines, hw
 from ..rules.labs import Lab
 from ..rules.results import PASSED, SKIPPED, Cause, Item
 
@@ -139,9 +139,10 @@ def run_tests(lab: Lab, binary: str, run_name: str, seed: str | None,
                             max(1, len(lab.tests)) + 30,
                             address_space_mb=hw.address_space_mb(lab), data_mb=hw.data_mb(lab))
     channel = seal.Channel()
+    student_output = ""
     if boundary.split(os.path.dirname(binary)):
-        whole, transcript, xml, got = _run_split(lab, binary, run_name, seed, secret, limits,
-                                                 channel)
+        whole, transcript, xml, got, student_output = _run_split(lab, binary, run_name, seed,
+                                                                 secret, limits, channel)
     else:
         with sandbox.rundir(run_name, binary) as run_dir:
             try:
@@ -156,6 +157,7 @@ def run_tests(lab: Lab, binary: str, run_name: str, seed: str | None,
         transcript = whole.stdout + whole.stderr
     recs = seal.records(channel.key, got)
     items = [_item(lab, t, xml, recs.marks, whole) for t in lab.tests]
+    fatal_lines.attach(items, {name: msg for name, (_, msg) in xml.items()}, student_output)
     notes = []
     extra = sorted(set(xml) - {t.name for t in lab.tests})
     if extra:
@@ -176,7 +178,7 @@ def _run_split(lab: Lab, binary: str, run_name: str, seed: str | None, secret: b
                limits: sandbox.Limits, channel: seal.Channel):
     """run_tests for a split lab: the trusted test program beside the student's program
     (grader/confinement/boundary.py). Returns (the test program's result, the transcript, the XML log's
-    results, what came on the sealed channel)."""
+    results, what came on the sealed channel, what the student's processes printed)."""
     with boundary.folders(run_name, binary) as (program, code_dir):
         run_dir = os.path.dirname(program)
         try:
@@ -187,4 +189,5 @@ def _run_split(lab: Lab, binary: str, run_name: str, seed: str | None, secret: b
         finally:
             got = channel.received()
         xml = _parse_xml(os.path.join(run_dir, "check.xml"))
-    return replace(pair.trusted, removed_ipc=pair.student.removed_ipc), pair.output, xml, got
+    return (replace(pair.trusted, removed_ipc=pair.student.removed_ipc), pair.output, xml, got,
+            pair.student.stdout + pair.student.stderr)

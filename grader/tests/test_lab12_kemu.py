@@ -3,6 +3,7 @@ whose answers are known by hand (the handout's section 2.5 quotes them); kernel 
 compile to other code for the emulator than for a GPU are refused; and the same file compiles
 with nvcc for a GPU. Kernels that cheat the emulator are graded in test_integrity.py."""
 import ctypes
+import errno
 import json
 import os
 import subprocess
@@ -63,6 +64,16 @@ def test_shuffles_sum_a_warp(probes, probe):
     p = probes[(probe, 1 if probe == "shuffle_xor" else 0)]
     assert p["rc"] == 0 and p["shuffles"] == 10, "5 steps for each of 2 warps"
     assert (p["sum0"], p["sum1"]) == (sum(range(32)), sum(range(32, 64)))
+
+
+# A full mask naming an exited lane, and lanes meeting at shuffles of different lines: CUDA leaves
+# both undefined ("Warp Shuffle Functions"); the emulator refuses them instead of inventing values.
+@pytest.mark.parametrize("how, why", [(1, "names a lane that has exited (lane 31)"),
+                                      (2, "meets lanes at another shuffle")])
+def test_undefined_shuffles_are_refused(probes, how, why):
+    p = probes[("shuffle_undefined", how)]
+    assert p["rc"] == -errno.EILSEQ and p["shuffles"] == 0, p
+    assert why in p["error"] and "line " in p["error"], p["error"]
 
 
 # Kernels that would compile to one thing for the emulator and another for nvcc (the coalesced

@@ -18,7 +18,8 @@ typedef struct {
     kthread_state_t state;
     kemu_dim3_t idx;
     unsigned linear; /* x + y * bx + z * bx * by: lane = linear % 32, warp = linear / 32 */
-    int shfl_mode, shfl_arg, shfl_width;
+    int shfl_mode, shfl_arg, shfl_width, shfl_site;
+    unsigned shfl_mask;
     uint32_t shfl_in, shfl_out;
     unsigned n_pcs;
     uintptr_t pcs[KEMU_PCS];

@@ -58,10 +58,13 @@ MM_TEST(test_gather_repeated_ids)
 }
 MM_END_TEST
 
-/* More elements than the grid has threads: the grid-stride loop must cover them all. */
+/* More elements than the grid has threads: the grid-stride loop must cover them all; the
+ * second case (91,000 elements, over 4 strides of the largest grid, rows of 130 floats) more
+ * than four times over, so that a loop taking several strides per round is checked too. */
 MM_TEST(test_gather_more_than_the_grid)
 {
     mm_rng_t r = MM_RNG();
     check_gather(&r, 500, 96, 300, NULL);
+    check_gather(&r, 1000, 130, 700, NULL);
 }
 MM_END_TEST
