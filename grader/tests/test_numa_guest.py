@@ -29,6 +29,10 @@ TIMED = ("remote_latency_ratio", "remote_bandwidth_ratio", "loader_speedup")
 def guest():
     job_dir = tempfile.mkdtemp(prefix="mlmem-numa-guest-")
     job = ("cat /sys/kernel/mm/transparent_hugepage/enabled > thp.txt\n"
+           # the reference's benchmark once, as a student's tree without solutions/ runs it (a
+           # folder without lab 04 as the reference): paired with itself, it ran four times
+           # under TCG to show what one run shows here, two nodes and the plan's score
+           + "export MLMEM_REFERENCE=/run/mlmem-job\n"
            + numa_guest.grade_job(os.path.join(ROOT, "solutions"), "solution", LAB)
            # the skeleton's tests only: its benchmark, under TCG, would cost minutes and prove
            # nothing that the reference's does not
