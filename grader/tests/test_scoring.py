@@ -252,3 +252,17 @@ def test_a_first_run_that_fails_every_timed_metric_is_scored_alone(monkeypatch, 
                                       runs(1.0, 1.0))   # what the pairs would have scored
     assert res.items[0].status == paired.status == FAILED
     assert res.items[0].output == paired.output
+
+
+def test_a_reference_that_cannot_be_made_leaves_the_first_run_alone(monkeypatch):
+    """A reference that is not at hand or does not build (the function gives None): the
+    submission's first run is scored on the ramps, and nothing else runs."""
+    import dataclasses
+    lab = dataclasses.replace(labs.load("lab01-cache-lines"), metrics=[timed()], requires={})
+    monkeypatch.setattr(hw, "skip", lambda lab, m=None: None)
+    calls = []
+    monkeypatch.setattr(bench, "run_once", lambda lab, binary, run_name, series=True:
+                        calls.append((binary, series)) or runs(2.5)[0])
+    res = bench.run_bench(lab, "mine", "r", reference=lambda: None)
+    assert calls == [("mine", True)] and len(res.runs) == 1
+    assert res.items[0].score == 10 and "provisional" in res.items[0].output
