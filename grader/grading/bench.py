@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ..confinement import boundary, isolation, sandbox, seal
@@ -280,30 +281,57 @@ def paired_here(lab: Lab, skips: list[str | None] | None = None) -> bool:
     return any(m.vs_reference and not s for m, s in zip(lab.metrics, skips))
 
 
-def run_bench(lab: Lab, binary: str, run_name: str, reference: str | None = None) -> BenchResult:
-    """Runs and scores the benchmark. `reference`: the reference solution's benchmark binary;
-    when given and the lab has timed metrics this machine can measure, both run ROUNDS times
-    (up to MAX_ROUNDS while the pairs disagree), interleaved, and those metrics are scored
-    against the reference."""
+def fails_alone(lab: Lab, run: Run) -> bool:
+    """Whether a run of the submission's benchmark fails every timed metric by itself (no report,
+    or each entry neither measured nor skipped): score_vs_reference then scores each on that run
+    alone, whatever the reference measures, so no run of the reference, nor another round, can
+    change a score."""
+    return all(not _measured(e) and not (isinstance(e, dict) and "skipped" in e)
+               for e in (_entry(run.report, m.name) for m in lab.metrics if m.vs_reference))
+
+
+def _alone(lab: Lab, run: Run) -> BenchResult:
+    """The scores of a single run of the submission's benchmark, on the metrics' ramps."""
+    return BenchResult([score_metric(lab, m, run.report, run.why_none) for m in lab.metrics],
+                       [run])
+
+
+# The reference's benchmark: its path, or a function that makes it (None where it cannot).
+Reference = str | Callable[[], str | None] | None
+
+
+def run_bench(lab: Lab, binary: str, run_name: str, reference: Reference = None) -> BenchResult:
+    """Runs and scores the benchmark. `reference`: the reference solution's benchmark binary, or
+    a function that makes it (None where it cannot), called only when a pair is to run; when
+    given and the lab has timed metrics this machine can measure, both run ROUNDS times (up to
+    MAX_ROUNDS while the pairs disagree), interleaved, and those metrics are scored against the
+    reference. A first run of yours that fails every timed metric (fails_alone) is scored alone:
+    the reference is then neither made nor run."""
     skips = [hw.skip(lab, m) for m in lab.metrics]
     if all(skips):  # nothing this machine can measure: don't run the benchmark
         return BenchResult([Item(lab.id, "metric", m.name, m.points, status=SKIPPED, output=why,
                                  lasting=True)
                             for m, why in zip(lab.metrics, skips)])
-    paired = reference and paired_here(lab, skips)
-    if not paired:
-        run = run_once(lab, binary, run_name)
-        return BenchResult([score_metric(lab, m, run.report, run.why_none) for m in lab.metrics],
-                           [run])
-    mine, refs = [], []
+    if not (reference and paired_here(lab, skips)):
+        return _alone(lab, run_once(lab, binary, run_name))
+    first = run_once(lab, binary, run_name)
+    if first.timed_out:  # it would only hang again
+        return _cut_short(lab, [first])
+    if fails_alone(lab, first):
+        return _alone(lab, first)
+    reference = reference() if callable(reference) else reference
+    if not reference:
+        return _alone(lab, first)
+    mine, refs = [first], []
     for r in range(MAX_ROUNDS):
         if r >= ROUNDS and not _pairs_disagree(lab, mine, refs):
             break
         order = [(mine, binary), (refs, reference)]
         for runs, b in (order if r % 2 == 0 else order[::-1]):
-            drawn = runs is mine and r == 0  # BenchResult.report: the first run of yours
+            if runs is mine and r == 0:  # the first run of yours, drawn (BenchResult.report)
+                continue
             runs.append(run_once(lab, b, run_name + ("-reference" if runs is refs else ""),
-                                 series=drawn))
+                                 series=False))
             if runs is mine and mine[-1].timed_out:  # it would only hang again
                 return _cut_short(lab, mine)
     items = [score_vs_reference(lab, m, mine, refs) if m.vs_reference else

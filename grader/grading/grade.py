@@ -2,6 +2,7 @@
 goes and rewrites results.json after every step, so an interrupted run still leaves a result."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -161,7 +162,8 @@ class Grading:
     def _reference_bench(self, lab: Lab, built: build.Built) -> str | None:
         """The reference solution's benchmark, built from the same pristine lab, when the
         reference is at hand (variants.reference_root()) and the lab has timed metrics that
-        this machine can measure (lab 12's GPU metrics need no reference where there is none)."""
+        this machine can measure (lab 12's GPU metrics need no reference where there is none).
+        bench.run_bench calls it only when a pair is to run."""
         root = variants.reference_root()
         if not bench.paired_here(lab) or not os.path.isdir(os.path.join(root, lab.slug)):
             return None
@@ -178,7 +180,7 @@ class Grading:
         if self.parts == "tests":
             return []
         res = bench.run_bench(lab, os.path.join(built.out_dir, "bench"), run_base + "-bench",
-                              self._reference_bench(lab, built))
+                              functools.partial(self._reference_bench, lab, built))
         if res.info:
             self.info[lab.id] = res.info
         self.series[lab.id] = (res.report or {}).get("series")

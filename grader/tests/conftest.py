@@ -113,14 +113,34 @@ _LAB_IDS = [(s.split("-", 1)[0][3:], s) for s in labs.slugs()]
 # guest, a build folder outside the grader's build locks, a scaffolded copy): `make test` runs with
 # pytest-xdist's --dist loadgroup, which keeps each group on one worker.
 ONE_WORKER = ("test_numa_guest", "test_slurm", "test_lab12_kemu", "test_seeds", "test_make_grade",
-              "test_newlab", "test_native")
+              "test_newlab")
+
+
+# Modules whose tests of one lab reuse one build folder: a lab's tests run on one worker, one
+# after another (a group per lab), and the labs spread over the workers.
+ONE_WORKER_PER_LAB = ("test_native",)
+
+# The modules whose tests or groups take minutes each, longest first: the workers are handed work
+# in this order (xdist gives it out in collection order), so that no worker is left with a long
+# one at the end while the other idles. The rest follow as collected.
+LONG_FIRST = ("test_numa_guest", "test_hangs", "test_slurm", "test_labs", "test_native",
+              "test_batch", "test_package", "test_lab10_bench", "test_integrity", "test_boundary")
+
+
+def _long_first(item) -> int:
+    name = item.module.__name__
+    return LONG_FIRST.index(name) if name in LONG_FIRST else len(LONG_FIRST)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config, items):
+    items.sort(key=_long_first)   # stable: a module's tests stay together, in their order
     for item in items:
         if item.module.__name__ in ONE_WORKER:
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+        elif item.module.__name__ in ONE_WORKER_PER_LAB:
+            item.add_marker(pytest.mark.xdist_group(
+                "-".join([item.module.__name__, *sorted(_labs_of(item))])))
     wanted = set(config.getoption("--lab"))
     if not wanted:
         return

@@ -154,7 +154,7 @@ def test_reference_keeps_its_api(slug):
     """The reference builds, and its student object exports every global name its editable files
     define (all of them are the lab's declared API) and nothing else."""
     lab = labs.load(slug)
-    built = build.build(lab, os.path.join(ROOT, "solutions"), werror=True, tag="werror-solutions")
+    built = build.build(lab, os.path.join(ROOT, "solutions"), werror=True, tag="werror")
     assert built.ok, build.first_errors(built.log, 20)
     defined = set().union(*(nm_globals(o) for o in student_objects(lab, built)))
     exported = nm_globals(os.path.join(built.out_dir, build.STUDENT_OBJ))

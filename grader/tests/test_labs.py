@@ -131,7 +131,15 @@ def test_naive_variant_gets_no_performance_credit(slug, name, make_variant, tmp_
     lab = labs.load(slug)
     spec = variants.declared(slug)[name]
     sub = make_variant(slug, spec["patch"])
-    g = grade(sub, lab.id, str(tmp_path / "out"))
+    # The benchmark only: what a variant gives up is performance (the lab's tests, which the
+    # reference passes, test_solution_gets_full_marks runs). A metric scored against the
+    # reference needs the reference's runs beside the variant's; any other is scored on the
+    # variant's first run, paired or not, so where no such metric is asserted the variant is
+    # graded as in a student's tree, without a reference (an empty folder): one run.
+    timed = {m.name for m in lab.metrics if m.vs_reference} & set(spec["metrics_zero"])
+    (tmp_path / "no-reference").mkdir()
+    env = {} if timed else {"MLMEM_REFERENCE": str(tmp_path / "no-reference")}
+    g = grade(sub, lab.id, str(tmp_path / "out"), env=env, extra=["--parts", "metrics"])
     metrics = g.metrics(lab.id)
     for m in spec["metrics_zero"]:
         entry = metrics[m]

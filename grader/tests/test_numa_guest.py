@@ -16,7 +16,7 @@ import tempfile
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, grade
 from grader.grading import numa_guest
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab("04")]
@@ -28,7 +28,16 @@ TIMED = ("remote_latency_ratio", "remote_bandwidth_ratio", "loader_speedup")
 @pytest.fixture(scope="module")
 def guest():
     job_dir = tempfile.mkdtemp(prefix="mlmem-numa-guest-")
+    # The guest grades in this machine's build folders (what it writes stays in the guest): built
+    # here first (a grader process, whose build locks end with it), its builds only compile the
+    # student's files and link, under the emulator.
+    for tree in ("solutions", "labs"):
+        grade(tree, LAB, os.path.join(job_dir, "host-" + tree), extra=["--parts", "tests"])
     job = ("cat /sys/kernel/mm/transparent_hugepage/enabled > thp.txt\n"
+           # the reference's benchmark once, as a student's tree without solutions/ runs it (a
+           # folder without lab 04 as the reference): paired with itself, it ran four times
+           # under TCG to show what one run shows here, two nodes and the plan's score
+           + "export MLMEM_REFERENCE=/run/mlmem-job\n"
            + numa_guest.grade_job(os.path.join(ROOT, "solutions"), "solution", LAB)
            # the skeleton's tests only: its benchmark, under TCG, would cost minutes and prove
            # nothing that the reference's does not

@@ -238,3 +238,42 @@ def test_only_the_drawn_run_measures_its_series(monkeypatch):
     res = bench.run_bench(lab, "mine", "r", reference="ref")
     assert [b for b, s in calls if s] == ["mine"] and calls[0] == ("mine", True)
     assert len(calls) == 2 * bench.MAX_ROUNDS and res.report is not None
+
+
+@pytest.mark.parametrize("first", [{"error": "slot NULL"}, None])
+def test_a_first_run_that_fails_every_timed_metric_is_scored_alone(monkeypatch, first):
+    """A submission whose first run fails every timed metric (an entry with an error, or no
+    report: the skeleton's) scores the same whatever the reference measures: the reference is
+    neither made nor run, and the submission runs once. One that measures runs the pairs."""
+    import dataclasses
+    lab = dataclasses.replace(labs.load("lab01-cache-lines"), metrics=[timed()], requires={})
+    monkeypatch.setattr(hw, "skip", lambda lab, m=None: None)
+    for mine, want in ((1.0, ["mine", "ref", "ref", "mine"]), (first, ["mine"])):
+        calls, made = [], []
+        fail = bench.Run(None, "it crashed")
+
+        def fake_run(lab, binary, run_name, series=True):
+            calls.append(binary)
+            return fail if binary == "mine" and mine is None else \
+                runs(mine if binary == "mine" else 1.0)[0]
+        monkeypatch.setattr(bench, "run_once", fake_run)
+        res = bench.run_bench(lab, "mine", "r", reference=lambda: made.append(1) or "ref")
+        assert calls == want and len(made) == (len(want) > 1)
+    paired = bench.score_vs_reference(lab, lab.metrics[0], [fake_run(lab, "mine", "r")] * 2,
+                                      runs(1.0, 1.0))   # what the pairs would have scored
+    assert res.items[0].status == paired.status == FAILED
+    assert res.items[0].output == paired.output
+
+
+def test_a_reference_that_cannot_be_made_leaves_the_first_run_alone(monkeypatch):
+    """A reference that is not at hand or does not build (the function gives None): the
+    submission's first run is scored on the ramps, and nothing else runs."""
+    import dataclasses
+    lab = dataclasses.replace(labs.load("lab01-cache-lines"), metrics=[timed()], requires={})
+    monkeypatch.setattr(hw, "skip", lambda lab, m=None: None)
+    calls = []
+    monkeypatch.setattr(bench, "run_once", lambda lab, binary, run_name, series=True:
+                        calls.append((binary, series)) or runs(2.5)[0])
+    res = bench.run_bench(lab, "mine", "r", reference=lambda: None)
+    assert calls == [("mine", True)] and len(res.runs) == 1
+    assert res.items[0].score == 10 and "provisional" in res.items[0].output
