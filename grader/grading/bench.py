@@ -27,9 +27,13 @@ from ..rules.results import FAILED, PARTIAL, PASSED, SKIPPED, Item
 # pairs disagree (a neighbour's job started or stopped during one of them: a fraction more than
 # SPREAD apart from another, on either side of a point of the ramp), more pairs run, up to
 # MAX_ROUNDS, and the median of them all counts, so that one disturbed pair cannot decide the
-# score. Pairs that all score zero, or all full marks, need no more.
+# score. Pairs that all score zero, or all full marks, need no more. A metric scores only from
+# MIN_PAIRS pairs where both sides measured it: while fewer survive (a pair where either side
+# skipped it: a neighbour's burst, an idle check), more pairs run, up to MAX_ROUNDS; with fewer
+# still, it is skipped with the reasons, never scored from one pair.
 ROUNDS = 2
 MAX_ROUNDS = 5
+MIN_PAIRS = 2
 SPREAD = 1.15
 
 
@@ -169,6 +173,10 @@ def score_vs_reference(lab: Lab, m: Metric, mine: list[Run], refs: list[Run]) ->
         item = score_metric(lab, m, mine[0].report, mine[0].why_none)
         item.output += f" (the reference's benchmark did not report it: {refs[0].why_none})"
         return item
+    if len(fractions) < MIN_PAIRS:
+        return Item(lab.id, "metric", m.name, m.points, status=SKIPPED, output=(
+            f"measured in {len(fractions)} of {len(mine)} paired runs, needs {MIN_PAIRS}: "
+            f"{'; '.join(dict.fromkeys(skips))}"))
     item = Item(lab.id, "metric", m.name, m.points)
     frac, t = statistics.median(fractions), m.vs_reference
     how = (f"{frac:.2f} of the reference (yours {statistics.median(values):.3g}{m.unit}, "
@@ -260,6 +268,14 @@ def pair_fractions(m: Metric, mine: list[Run], refs: list[Run]) -> list[float]:
     return out
 
 
+def _pairs_short(lab: Lab, mine: list[Run], refs: list[Run]) -> bool:
+    """Whether a timed metric was measured in some pairs but in fewer than MIN_PAIRS (the others
+    skipped on one side): more pairs may bring it up to MIN_PAIRS. One measured in no pair (the
+    machine cannot show the effect in any run) asks for none."""
+    return any(m.vs_reference and 0 < len(pair_fractions(m, mine, refs)) < MIN_PAIRS
+               for m in lab.metrics)
+
+
 def _pairs_disagree(lab: Lab, mine: list[Run], refs: list[Run]) -> bool:
     """Whether, for a timed metric, two pairs' fractions are more than SPREAD apart and would
     score differently: pairs that all score zero (a naive submission), or all full marks, agree
@@ -283,7 +299,8 @@ def paired_here(lab: Lab, skips: list[str | None] | None = None) -> bool:
 def run_bench(lab: Lab, binary: str, run_name: str, reference: str | None = None) -> BenchResult:
     """Runs and scores the benchmark. `reference`: the reference solution's benchmark binary;
     when given and the lab has timed metrics this machine can measure, both run ROUNDS times
-    (up to MAX_ROUNDS while the pairs disagree), interleaved, and those metrics are scored
+    (up to MAX_ROUNDS while the pairs disagree or a metric has fewer than MIN_PAIRS measured
+    pairs), interleaved, and those metrics are scored
     against the reference."""
     skips = [hw.skip(lab, m) for m in lab.metrics]
     if all(skips):  # nothing this machine can measure: don't run the benchmark
@@ -297,7 +314,8 @@ def run_bench(lab: Lab, binary: str, run_name: str, reference: str | None = None
                            [run])
     mine, refs = [], []
     for r in range(MAX_ROUNDS):
-        if r >= ROUNDS and not _pairs_disagree(lab, mine, refs):
+        if r >= ROUNDS and not (_pairs_disagree(lab, mine, refs) or
+                                _pairs_short(lab, mine, refs)):
             break
         order = [(mine, binary), (refs, reference)]
         for runs, b in (order if r % 2 == 0 else order[::-1]):
