@@ -6,9 +6,9 @@ benchmarks interleaved; otherwise on the metric's calibrated ramp.
 A benchmark gets one time limit, bench_timeout_s, for the whole run, and no earlier cut-off: it
 writes its report once, at its end, and its metrics take from milliseconds to a minute each, so
 nothing it does on the way tells a stuck benchmark from a slow one. What is cut is the
-repetition: a run of the submission's benchmark that reaches its limit is not run again, nor is
-the reference's (a hang then costs one bench_timeout_s, not ROUNDS of them plus the reference's
-runs)."""
+repetition: a run of the submission's benchmark that reaches its limit is not run again (a hang
+then costs one bench_timeout_s, not ROUNDS of them), and the reference's runs once beside it: if
+that one reaches its limit too, the machine is too busy and the metrics are skipped, not failed."""
 from __future__ import annotations
 
 import json
@@ -248,9 +248,17 @@ def _run_split(binary: str, run_name: str, limits: sandbox.Limits, channel: seal
                    removed_ipc=pair.student.removed_ipc), got
 
 
-def _cut_short(lab: Lab, mine: list[Run]) -> BenchResult:
+def _cut_short(lab: Lab, mine: list[Run], ref: Run | None) -> BenchResult:
     """The rounds stopped at the submission's run that reached its time limit: that run fails the
-    timed metrics (as any failed run of yours does), the others come from the first run."""
+    timed metrics (as any failed run of yours does), the others come from the first run. Unless
+    the reference's benchmark, run beside it, reached its limit too (`ref`): then the machine is
+    too busy to finish any benchmark in time, and every metric is skipped with that reason."""
+    if ref is not None and ref.timed_out:
+        why = (f"{mine[-1].why_none}, and so was the reference solution's beside it: this machine "
+               "is too busy now to finish a benchmark in its time limit (grade again when it is "
+               "quieter)")
+        return BenchResult([Item(lab.id, "metric", m.name, m.points, status=SKIPPED, output=why)
+                            for m in lab.metrics], mine)
     items = [score_metric(lab, m, r.report, r.why_none)
              for m, r in ((m, mine[-1] if m.vs_reference else mine[0]) for m in lab.metrics)]
     return BenchResult(items, mine)
@@ -323,7 +331,10 @@ def run_bench(lab: Lab, binary: str, run_name: str, reference: str | None = None
             runs.append(run_once(lab, b, run_name + ("-reference" if runs is refs else ""),
                                  series=drawn))
             if runs is mine and mine[-1].timed_out:  # it would only hang again
-                return _cut_short(lab, mine)
+                ran_first = r % 2 == 1  # this round's reference run came before yours
+                ref = refs[-1] if ran_first else run_once(
+                    lab, reference, run_name + "-reference", series=False)
+                return _cut_short(lab, mine, ref)
     items = [score_vs_reference(lab, m, mine, refs) if m.vs_reference else
              score_metric(lab, m, mine[0].report, mine[0].why_none) for m in lab.metrics]
     return BenchResult(items, mine)

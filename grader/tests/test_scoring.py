@@ -203,6 +203,27 @@ def test_one_surviving_pair_is_not_scored(monkeypatch):
     assert res.items[0].status == SKIPPED and "1 of 5 paired runs" in res.items[0].output
 
 
+def test_a_time_limit_the_reference_reaches_too_is_the_machines(monkeypatch):
+    """Your benchmark stopped at its time limit fails the metrics, unless the reference's, run
+    once beside it, is stopped too: then the machine is too busy, and they are skipped."""
+    import dataclasses
+    lab = dataclasses.replace(labs.load("lab01-cache-lines"), metrics=[timed()], requires={})
+    stopped = bench.Run(None, "the benchmark did not finish within its time limit (9 s) and was "
+                        "stopped", timed_out=True)
+    for ref_stops, want in ((True, SKIPPED), (False, FAILED)):
+        calls = []
+
+        def fake_run(lab, binary, run_name, series=True):
+            calls.append(binary)
+            return stopped if binary == "mine" or ref_stops else runs(2.0)[0]
+        monkeypatch.setattr(bench, "run_once", fake_run)
+        monkeypatch.setattr(hw, "skip", lambda lab, m=None: None)
+        item = bench.run_bench(lab, "mine", "r", reference="ref").items[0]
+        assert calls == ["mine", "ref"], "one run of each: a hang is not repeated"
+        assert item.status == want and "time limit" in item.output, item
+        assert ("too busy" in item.output) == ref_stops
+
+
 def test_vs_reference_is_checked(tmp_path, monkeypatch):
     slug = fixture_lab(tmp_path, monkeypatch, '[lab]\ntitle="x"\neditable=[]\n[[metrics]]\n'
                        'name="m"\npoints=1\nzero=1\nfull=2\nvs_reference={zero=0.9, full=0.5}\n')
