@@ -15,6 +15,7 @@ import json
 import os
 import statistics
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 from ..confinement import boundary, isolation, sandbox, seal
 from ..rules import hostenv
@@ -304,9 +305,12 @@ def paired_here(lab: Lab, skips: list[str | None] | None = None) -> bool:
     return any(m.vs_reference and not s for m, s in zip(lab.metrics, skips))
 
 
-def run_bench(lab: Lab, binary: str, run_name: str, reference: str | None = None) -> BenchResult:
+def run_bench(lab: Lab, binary: str, run_name: str, reference: str | None = None,
+              reference_on_timeout: Callable[[], str | None] | None = None) -> BenchResult:
     """Runs and scores the benchmark. `reference`: the reference solution's benchmark binary;
-    when given and the lab has timed metrics this machine can measure, both run ROUNDS times
+    reference_on_timeout: where none is given (no timed metric to pair), what finds it once
+    the submission's run reaches its time limit (_cut_short). When `reference` is
+    given and the lab has timed metrics this machine can measure, both run ROUNDS times
     (up to MAX_ROUNDS while the pairs disagree or a metric has fewer than MIN_PAIRS measured
     pairs), interleaved, and those metrics are scored
     against the reference."""
@@ -318,6 +322,11 @@ def run_bench(lab: Lab, binary: str, run_name: str, reference: str | None = None
     paired = reference and paired_here(lab, skips)
     if not paired:
         run = run_once(lab, binary, run_name)
+        ref = (reference or (reference_on_timeout() if reference_on_timeout else None)
+               if run.timed_out else None)
+        if ref:  # the machine's fault, or yours? (_cut_short)
+            return _cut_short(lab, [run], run_once(lab, ref, run_name + "-reference",
+                                                   series=False))
         return BenchResult([score_metric(lab, m, run.report, run.why_none) for m in lab.metrics],
                            [run])
     mine, refs = [], []

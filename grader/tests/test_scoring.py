@@ -218,10 +218,17 @@ def test_a_time_limit_the_reference_reaches_too_is_the_machines(monkeypatch):
             return stopped if binary == "mine" or ref_stops else runs(2.0)[0]
         monkeypatch.setattr(bench, "run_once", fake_run)
         monkeypatch.setattr(hw, "skip", lambda lab, m=None: None)
-        item = bench.run_bench(lab, "mine", "r", reference="ref").items[0]
-        assert calls == ["mine", "ref"], "one run of each: a hang is not repeated"
-        assert item.status == want and "time limit" in item.output, item
-        assert ("too busy" in item.output) == ref_stops
+        for m in (timed(), metric(1.5, 2.5)):  # paired with the reference's runs, or not
+            calls.clear()
+            one = dataclasses.replace(lab, metrics=[m])
+            item = bench.run_bench(one, "mine", "r", reference="ref").items[0]
+            assert calls == ["mine", "ref"], "one run of each: a hang is not repeated"
+            assert item.status == want and "time limit" in item.output, item
+            assert ("too busy" in item.output) == ref_stops
+        calls.clear()  # no timed metric to pair: the reference is found only after the limit
+        one = dataclasses.replace(lab, metrics=[metric(1.5, 2.5)])
+        item = bench.run_bench(one, "mine", "r", None, lambda: "ref").items[0]
+        assert calls == ["mine", "ref"] and item.status == want
 
 
 def test_vs_reference_is_checked(tmp_path, monkeypatch):
