@@ -34,6 +34,9 @@ from ..rules.results import FAILED, PARTIAL, PASSED, SKIPPED, Item
 # still, it is skipped with the reasons, never scored from one pair.
 ROUNDS = 2
 MAX_ROUNDS = 5
+# A submission's run stopped at its time limit is the machine's doing, not a hang, when the
+# reference's run beside it takes more than this share of the limit (_cut_short).
+BUSY_SHARE = 0.5
 MIN_PAIRS = 2
 SPREAD = 1.15
 
@@ -48,6 +51,7 @@ class Run:
     timed_out: bool = False
     dropped_bytes: int = 0            # output beyond the sandbox's cap, counted and dropped
     removed_ipc: list[str] = field(default_factory=list)   # sandbox.RunResult.removed_ipc
+    wall_s: float = 0.0               # how long it ran
 
 
 @dataclass
@@ -230,7 +234,8 @@ def run_once(lab: Lab, binary: str, run_name: str, series: bool = True) -> Run:
         why = "the benchmark's report is not one JSON object"
     else:
         why = "the benchmark did not report it"
-    return Run(report, why, res.stderr, res.timed_out, res.dropped_bytes, res.removed_ipc)
+    return Run(report, why, res.stderr, res.timed_out, res.dropped_bytes, res.removed_ipc,
+               res.wall_s)
 
 
 def _run_split(binary: str, run_name: str, limits: sandbox.Limits, channel: seal.Channel,
@@ -252,12 +257,16 @@ def _run_split(binary: str, run_name: str, limits: sandbox.Limits, channel: seal
 def _cut_short(lab: Lab, mine: list[Run], ref: Run | None) -> BenchResult:
     """The rounds stopped at the submission's run that reached its time limit: that run fails the
     timed metrics (as any failed run of yours does), the others come from the first run. Unless
-    the reference's benchmark, run beside it, reached its limit too (`ref`): then the machine is
-    too busy to finish any benchmark in time, and every metric is skipped with that reason."""
-    if ref is not None and ref.timed_out:
-        why = (f"{mine[-1].why_none}, and so was the reference solution's beside it: this machine "
-               "is too busy now to finish a benchmark in its time limit (grade again when it is "
-               "quieter)")
+    the reference's benchmark, run beside it (`ref`), reached its limit too, or used more than
+    BUSY_SHARE of it (it needs a small part on a machine to itself): then the machine is too busy
+    to tell a hang from a slow run, and every metric is skipped with that reason."""
+    limit = timeout_s(lab)
+    if ref is not None and (ref.timed_out or ref.wall_s > BUSY_SHARE * limit):
+        took = ("was stopped too" if ref.timed_out else
+                f"took {ref.wall_s:.0f} s of its {limit:g}")
+        why = (f"{mine[-1].why_none}; the reference solution's, run beside it, {took}: this "
+               "machine is too busy now to finish a benchmark in its time limit (grade again "
+               "when it is quieter)")
         return BenchResult([Item(lab.id, "metric", m.name, m.points, status=SKIPPED, output=why)
                             for m in lab.metrics], mine)
     items = [score_metric(lab, m, r.report, r.why_none)

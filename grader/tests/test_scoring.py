@@ -205,17 +205,21 @@ def test_one_surviving_pair_is_not_scored(monkeypatch):
 
 def test_a_time_limit_the_reference_reaches_too_is_the_machines(monkeypatch):
     """Your benchmark stopped at its time limit fails the metrics, unless the reference's, run
-    once beside it, is stopped too: then the machine is too busy, and they are skipped."""
+    once beside it, is stopped too or takes most of the limit: then the machine is too busy, and
+    they are skipped."""
     import dataclasses
     lab = dataclasses.replace(labs.load("lab01-cache-lines"), metrics=[timed()], requires={})
     stopped = bench.Run(None, "the benchmark did not finish within its time limit (9 s) and was "
                         "stopped", timed_out=True)
-    for ref_stops, want in ((True, SKIPPED), (False, FAILED)):
+    limit = bench.timeout_s(lab)
+    slow = dataclasses.replace(runs(2.0)[0], wall_s=0.9 * limit)
+    for ref_run, want in ((stopped, SKIPPED), (slow, SKIPPED), (runs(2.0)[0], FAILED)):
         calls = []
+        ref_stops = want == SKIPPED
 
         def fake_run(lab, binary, run_name, series=True):
             calls.append(binary)
-            return stopped if binary == "mine" or ref_stops else runs(2.0)[0]
+            return stopped if binary == "mine" else ref_run
         monkeypatch.setattr(bench, "run_once", fake_run)
         monkeypatch.setattr(hw, "skip", lambda lab, m=None: None)
         for m in (timed(), metric(1.5, 2.5)):  # paired with the reference's runs, or not
