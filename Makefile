@@ -33,7 +33,10 @@ help:
 	@echo "        [SUBMISSION=dir]     grade another tree laid out like labs/, every lab unless LAB=NN"
 	@echo "        [STRICT=1]           exit non-zero unless every measured item has full marks"
 	@echo "  make report [LAB=NN]       your latest grade as one page to open in a browser: tests, messages,"
-	@echo "                             metrics, your plots, hints (build/grade/report.html; no regrading)"
+	@echo "                             metrics, your plots, hints (build/grade/report.html, LAB=NN:"
+	@echo "                             report-labNN.html; no regrading)"
+	@echo "        [DIR=build/batch/<student>] [STAFF=1]  a batch student's page (STAFF=1: staff.html,"
+	@echo "                             with hidden tests' messages)"
 	@echo "  make hint LAB=NN [LEVEL=k] progressive hints: 1 a nudge, 2 the shape, 3 the step in words"
 	@echo "  make handin [LAB=NN]       the archive to hand in: your code, answers.md, timelog.md, the grade"
 	@echo "        [DEST=dir] [NOGRADE=1]  (<lab>-handin.tar.gz; LAB: the lab built or graded last)"
@@ -53,11 +56,20 @@ help:
 	@echo "  make calibrate [LAB=NN] [RUNS=20] [MARGIN=0.15]  measure the reference and naive variants"
 	@echo "                             RUNS times; write thresholds.toml (THRESHOLDS=file), used from then on"
 	@echo "  make release [DEST=dir]    student tree without solutions, verified (build/release/mlmem)"
-	@echo "  make batch SUBMISSIONS=dir [LAB=NN] [JOBS=n] [TIMEOUT=s]  grade one folder per student"
+	@echo "  make batch SUBMISSIONS=dir [LAB=NN,MM|all] [JOBS=n] [TIMEOUT=s]  grade one folder per student"
 	@echo "                             into build/batch/summary.csv (benchmarks one at a time)"
+	@echo "        [OUT=dir] [FRESH=1]  an output folder holds one batch (its labs, submissions and"
+	@echo "                             files); FRESH=1 starts over in one that holds another"
+	@echo "        [SEED=n]             the class seed: one seed per student from it (summary.csv),"
+	@echo "                             so grading the same code again gives the same correctness"
 	@echo "        [ENGINE=slurm] [WAIT=0] [SLURM_ARGS=...]  as Slurm jobs: an array for the tests,"
 	@echo "                             an exclusive job for the benchmarks; failed jobs re-run"
 	@echo "  make batch-collect [OUT=build/batch]  a Slurm batch queued with WAIT=0: re-run, merge"
+	@echo "  make gradebook ROSTER=file [OUT=build/batch] [LATE_PENALTY=10]  the batch's grades for"
+	@echo "                             Canvas and Moodle (gradebook-canvas.csv, -moodle.csv, .json);"
+	@echo "                             roster: CSV id,name,folder,late_days; a late day costs LATE_PENALTY%"
+	@echo "  make regrade STUDENT=id LAB=NN [ROSTER=file] [OUT=build/batch]  one student's lab again,"
+	@echo "                             merged into the batch (its files' sha256 recorded)"
 	@echo "  make gradescope [LAB=NN] [HIDDEN=dir] [SECRET_SEED=n] [DAILY_CAP=n]  Gradescope autograder zip"
 	@echo "  make grade HIDDEN=dir      add instructor-only tests (docs/instructor-guide.md)"
 	@echo "  make new-lab N=NN SLUG=topic [TITLE=...]  a new lab's scaffold: skeleton, one test, one metric,"
@@ -101,7 +113,7 @@ grade:
 	@$(GRADER) grade $(if $(LAB),--lab $(LAB),$(if $(filter file,$(origin SUBMISSION)),--lab last)) --submission "$(SUBMISSION)" $(if $(filter 1,$(STRICT)),--strict) $(if $(HIDDEN),--hidden "$(HIDDEN)") $(GIVE_BACK)
 
 batch:
-	@$(GRADER) batch "$(or $(SUBMISSIONS),$(error use: make batch SUBMISSIONS=dir [LAB=NN] [JOBS=n] [TIMEOUT=s] [ENGINE=slurm]))" $(if $(LAB),--lab $(LAB)) $(if $(JOBS),--jobs $(JOBS)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(HIDDEN),--hidden "$(HIDDEN)") $(if $(ENGINE),--engine $(ENGINE)) $(if $(filter 0,$(WAIT)),--no-wait) $(if $(SLURM_ARGS),--slurm-args "$(SLURM_ARGS)") $(if $(OUT),--out "$(OUT)")
+	@$(GRADER) batch "$(or $(SUBMISSIONS),$(error use: make batch SUBMISSIONS=dir [LAB=NN] [JOBS=n] [TIMEOUT=s] [ENGINE=slurm]))" $(if $(LAB),--lab $(LAB)) $(if $(JOBS),--jobs $(JOBS)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(HIDDEN),--hidden "$(HIDDEN)") $(if $(ENGINE),--engine $(ENGINE)) $(if $(filter 0,$(WAIT)),--no-wait) $(if $(SLURM_ARGS),--slurm-args "$(SLURM_ARGS)") $(if $(OUT),--out "$(OUT)") $(if $(filter 1,$(FRESH)),--fresh) $(if $(SEED),--seed "$(SEED)")
 
 batch-collect:
 	@$(GRADER) collect $(if $(OUT),--out "$(OUT)") $(if $(SLURM_ARGS),--slurm-args "$(SLURM_ARGS)")
@@ -109,15 +121,22 @@ batch-collect:
 release:
 	@$(GRADER) release $(if $(DEST),--dest "$(DEST)")
 
+gradebook:
+	@$(GRADER) gradebook --roster "$(or $(ROSTER),$(error use: make gradebook ROSTER=file [OUT=build/batch] [LATE_PENALTY=10]))" $(if $(OUT),--out "$(OUT)") $(if $(LATE_PENALTY),--late-penalty $(LATE_PENALTY))
+
+regrade:
+	@$(GRADER) regrade --student "$(or $(STUDENT),$(error use: make regrade STUDENT=id LAB=NN [ROSTER=file] [OUT=build/batch]))" --lab "$(or $(LAB),$(error use: make regrade STUDENT=id LAB=NN))" $(if $(ROSTER),--roster "$(ROSTER)") $(if $(OUT),--out "$(OUT)")
+
 gradescope:
 	@$(GRADER) gradescope $(if $(LAB),--lab $(LAB)) $(if $(HIDDEN),--hidden "$(HIDDEN)") $(if $(SECRET_SEED),--secret-seed "$(SECRET_SEED)") $(if $(DAILY_CAP),--daily-cap "$(DAILY_CAP)")
 
 calibrate:
 	@$(GRADER) calibrate $(if $(LAB),--lab $(LAB)) --runs "$(or $(RUNS),20)" $(if $(MARGIN),--margin $(MARGIN)) $(if $(THRESHOLDS),--write "$(THRESHOLDS)")
 
-# report.html again from build/grade/results.json (make grade writes it too); never grades.
+# report.html again from build/grade/results.json (make grade writes it too), or from a batch
+# student's folder (DIR=); never grades.
 report:
-	@$(GRADER).reports.html_report $(if $(LAB),--lab $(LAB)) $(GIVE_BACK)
+	@$(GRADER).reports.html_report $(if $(LAB),--lab $(LAB)) $(if $(DIR),--dir "$(DIR)") $(if $(filter 1,$(STAFF)),--staff) $(GIVE_BACK)
 
 hint:
 	@$(GRADER) hint --lab "$(or $(LAB),$(error use: make hint LAB=NN [LEVEL=k]))" --level "$(or $(LEVEL),1)"
@@ -167,4 +186,4 @@ slides:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: help deps numa-guest grade batch batch-collect release gradescope calibrate report hint handin plots hwinfo portability test check new-lab slides clean
+.PHONY: help deps numa-guest grade batch batch-collect gradebook regrade release gradescope calibrate report hint handin plots hwinfo portability test check new-lab slides clean

@@ -17,13 +17,14 @@ PACKAGES='
 build *           gcc g++ libc6-dev binutils make
 build *           check libnuma-dev libhwloc-dev hwloc numactl pkg-config
 build *           python3 python3-pytest python3-matplotlib libseccomp-dev libssl-dev bubblewrap
-build *           python3-dev python3-dbg python3-numpy
+build *           python3-dev python3-dbg python3-numpy similarity-tester
 build ubuntu:22.04 python3-tomli
 test  *           clang python3-pytest-xdist
 test  debian:12   libclang-rt-14-dev
 test  debian:13   libclang-rt-19-dev
 test  ubuntu:24.04 libclang-rt-18-dev
 '
+# similarity-tester: `make batch`'s similarity check (sim_c).
 # python3-dbg and python3-numpy: lab 11 embeds the debug interpreter (its C API headers, the
 # reference counts of sys.gettotalrefcount) and imports NumPy there.
 # ubuntu:22.04's Python is 3.10, without tomllib: the grader reads TOML with tomli there. It needs

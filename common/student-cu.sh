@@ -9,6 +9,9 @@
 #   - no name that begins and ends with two underscores (the compilers' predefined macros:
 #     __CUDA_ARCH__, __CUDACC__, __SANITIZE_THREAD__, __OPTIMIZE__, ...), except CUDA's
 #     qualifiers __global__, __device__, __shared__, __host__, __restrict__, __forceinline__;
+#   - no attribute that turns the emulator's instrumentation off for a function
+#     (no_sanitize, no_sanitize_thread, disable_sanitizer_instrumentation,
+#     no_instrument_function), which would leave its accesses out of the counted trace;
 #   - no line continuation (a backslash ending a line), trigraph or raw string literal, which
 #     would let text read as a comment or a string here be code to a compiler.
 # What it cannot see (telling the emulator apart at run time) is in docs/grading.md.
@@ -28,6 +31,8 @@ function fail(line, why) {
 function ident_end() {
     if (id ~ /^__.*__$/ && id !~ /^__(global|device|shared|host|restrict|forceinline)__$/)
         fail(idline, "the name " id " is reserved to the compilers (a predefined macro differs between nvcc and the emulator)")
+    if (id ~ /^(no_sanitize(_[a-z]+)?|disable_sanitizer_instrumentation|no_instrument_function)$/)
+        fail(idline, "the attribute " id " would hide accesses from the emulator, which counts them")
     id = ""
 }
 function directive_end(   d) {

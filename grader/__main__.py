@@ -53,7 +53,7 @@ def cmd_grade(a) -> int:
     secret = env.staff_seed
     g = Grading(a.submission, secret or a.seed or env.seed,
                 results_dir=a.out or GRADE_DIR, secret=bool(secret),
-                hidden_dir=a.hidden, parts=a.parts)
+                hidden_dir=a.hidden, parts=a.parts, staff=a.staff)
     items = g.run(chosen)
     score, most, unmeasured = report.totals(items)
     return 1 if a.strict and score < most - unmeasured else 0
@@ -69,9 +69,10 @@ def cmd_batch(a) -> int:
                           "run it as root, or install bubblewrap where user namespaces work")
     extra = ["--hidden", a.hidden] if a.hidden else []
     if a.engine == "local":
-        batch.run(a.folder, labs.select(a.lab), a.out, a.jobs, a.timeout, extra)
+        batch.run(a.folder, labs.select(a.lab), a.out, a.jobs, a.timeout, extra, fresh=a.fresh,
+                  seed=a.seed)
         return 0
-    p = batch.plan(a.folder, labs.select(a.lab), a.out, a.timeout, extra)
+    p = batch.plan(a.folder, labs.select(a.lab), a.out, a.timeout, extra, a.fresh, a.seed)
     slurm.run(p, a.slurm_args.split(), a.wait)
     return 0
 
@@ -80,6 +81,19 @@ def cmd_collect(a) -> int:
     """`make batch-collect`: a Slurm batch's missing passes submitted again, then merged."""
     from .classtools import batch, slurm
     slurm.collect(batch.load_plan(a.out), a.slurm_args.split())
+    return 0
+
+
+def cmd_gradebook(a) -> int:
+    """`make gradebook`: the batch's summary as Canvas and Moodle CSVs and a JSON."""
+    from .classtools import gradebook
+    return gradebook.main(a.out, a.roster, a.late_penalty)
+
+
+def cmd_regrade(a) -> int:
+    """`make regrade`: one student's lab graded again and merged into the batch."""
+    from .classtools import regrade
+    regrade.regrade(a.out, a.student, a.lab, a.roster)
     return 0
 
 
@@ -156,15 +170,22 @@ def main(argv=None) -> int:
     g.add_argument("--hidden", help="folder of instructor-only tests (see grader/rules/hidden.py)")
     g.add_argument("--parts", choices=["all", "tests", "metrics"], default="all",
                    help="grade only the unit tests or only the benchmark (batch grading)")
+    g.add_argument("--staff", action="store_true",
+                   help="also write staff.json: hidden tests' own messages (course staff only)")
     g.set_defaults(fn=cmd_grade)
     b = sub.add_parser("batch", help="grade a folder of submissions into one summary")
     b.add_argument("folder", help="one sub-folder per student")
-    b.add_argument("--lab", help="lab number (default: all)")
+    b.add_argument("--lab", help="lab number, several (03,09) or all (the default)")
     b.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2),
                    help="submissions whose unit tests run at once (benchmarks: one at a time)")
     b.add_argument("--timeout", type=float, default=1800, help="seconds per pass per submission")
     b.add_argument("--hidden", help="folder of instructor-only tests")
     b.add_argument("--out", default=os.path.join("build", "batch"), help="output folder")
+    b.add_argument("--fresh", action="store_true",
+                   help="start over in an output folder that holds another batch")
+    b.add_argument("--seed", help="the class seed: each student's tests get a seed derived from "
+                                  "it and their folder's name (default: the folder's batch's, "
+                                  "else fresh; recorded in plan.json and summary.csv)")
     b.add_argument("--engine", choices=["local", "slurm"], default="local",
                    help="local: this machine; slurm: an array job and an exclusive job")
     b.add_argument("--no-wait", dest="wait", action="store_false",
@@ -175,6 +196,18 @@ def main(argv=None) -> int:
     co.add_argument("--out", default=os.path.join("build", "batch"))
     co.add_argument("--slurm-args", default="")
     co.set_defaults(fn=cmd_collect)
+    gb = sub.add_parser("gradebook", help="a batch's grades for Canvas and Moodle (CSV, JSON)")
+    gb.add_argument("--out", default=os.path.join("build", "batch"), help="the batch's folder")
+    gb.add_argument("--roster", required=True, help="CSV: id, name, folder, late_days")
+    gb.add_argument("--late-penalty", type=float, default=10.0,
+                    help="percent of a lab's points each late day costs (default 10)")
+    gb.set_defaults(fn=cmd_gradebook)
+    rg = sub.add_parser("regrade", help="one student's lab again, merged into the batch")
+    rg.add_argument("--out", default=os.path.join("build", "batch"), help="the batch's folder")
+    rg.add_argument("--student", required=True, help="the roster's id (or the folder's name)")
+    rg.add_argument("--lab", required=True)
+    rg.add_argument("--roster", help="CSV: id, name, folder, late_days (the gradebook again)")
+    rg.set_defaults(fn=cmd_regrade)
     mg = sub.add_parser("merge", help="summary.csv/json and results.json of a batch's passes")
     mg.add_argument("out", help="the batch's output folder (with plan.json)")
     mg.set_defaults(fn=cmd_merge)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 from grader.rules.results import Cause  # noqa: E402  (results.json's causes, named once)
+from grader.reports import report  # noqa: E402  (the reader of a tests[] entry's extra_data)
 
 MIRROR = "http://deb.debian.org/debian"
 # name -> (kind, Debian suite, Debian architecture)
@@ -66,11 +67,12 @@ def split_results(results: dict, lab: str) -> tuple[tuple, tuple, bool]:
     """A lab's unit tests and metrics in results.json: ((score, max, skipped) for the tests,
     the same for the metrics, whether the lab built). Metrics are named "labNN / performance: x";
     skipped items are those in extra_data.not_measured or whose output says "skipped". The lab
-    did not build when its items say so (their cause)."""
+    did not build when its items say so (their cause). Each item's lab and cause are in its
+    extra_data (report.entry_data)."""
     skipped = {m["name"] for m in results.get("extra_data", {}).get("not_measured", [])}
     sums = {"test": [0.0, 0.0, 0.0], "metric": [0.0, 0.0, 0.0]}
     for t in results.get("tests", []):
-        if t.get("lab") != lab:
+        if report.entry_lab(t) != lab:
             continue
         kind = "metric" if " / performance: " in t["name"] else "test"
         s = sums[kind]
@@ -78,8 +80,8 @@ def split_results(results: dict, lab: str) -> tuple[tuple, tuple, bool]:
         s[1] += t.get("max_score", 0.0)
         if t["name"] in skipped or t.get("output", "").lower().startswith("skipped"):
             s[2] += t.get("max_score", 0.0)
-    built = not any(t.get("lab") == lab and t.get("cause") in (Cause.NOT_BUILT,
-                                                               Cause.NO_SUBMISSION)
+    built = not any(report.entry_lab(t) == lab and
+                    report.entry_data(t).get("cause") in (Cause.NOT_BUILT, Cause.NO_SUBMISSION)
                     for t in results.get("tests", []))
     return tuple(sums["test"]), tuple(sums["metric"]), built
 

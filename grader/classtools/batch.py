@@ -4,8 +4,8 @@ student's results.json. Unit tests run JOBS submissions at a time; benchmarks ru
 afterwards, so that performance is measured on an otherwise idle machine; a timed metric that a
 run could not measure (its gate skipped) is measured again at the end, one student at a time, up
 to RETRIES times, and what stays unmeasured is counted in summary.csv's not_measured column. The
-plan (plan.json) and each pass's status.json are files, so other engines (grader/classtools/slurm.py) run
-the same passes and `grader merge` summarizes them. Each pass of each submission has a time
+plan (plan.json, grader/classtools/batchplan.py) and each pass's status.json are files, so other
+engines (grader/classtools/slurm.py) run the same passes and `grader merge` summarizes them. Each pass of each submission has a time
 limit (TIMEOUT), a backstop: a submission that hangs is stopped well before it, its test program
 one test timeout after its last test result (grader/grading/checkrun.py) and its benchmark at the lab's
 bench_timeout_s, never run again (grader/grading/bench.py). A hang in code that every test calls still
@@ -15,15 +15,15 @@ from __future__ import annotations
 import concurrent.futures
 import csv
 import json
+import hashlib
 import os
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass
 
-from ..rules import labs, submission
-from ..rules.config import ConfigError
+from ..reports import report
 from ..rules.labs import ROOT, Lab
+from .batchplan import Plan, load_plan, plan, student_seed, tree_hash  # noqa: F401  (its API)
 
 
 def _grade(src: str, out: str, parts: str, chosen: list[Lab], timeout: float,
@@ -31,9 +31,8 @@ def _grade(src: str, out: str, parts: str, chosen: list[Lab], timeout: float,
     """One pass of one submission in a grader subprocess. Returns (status, seconds)."""
     os.makedirs(out, exist_ok=True)
     cmd = [sys.executable, "-m", "grader", "grade", "--submission", src, "--out", out,
-           "--parts", parts, *extra]
-    if len(chosen) == 1:
-        cmd += ["--lab", chosen[0].id]
+           "--parts", parts, "--staff", *extra]
+    cmd += ["--lab", ",".join(lab.id for lab in chosen)]   # the batch's labs, not every lab
     start = time.monotonic()
     with open(os.path.join(out, "transcript.txt"), "w") as log:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
@@ -72,25 +71,50 @@ def _listed(parts: list[dict], key: str) -> list:
 
 
 def _merge(parts: list[dict]) -> dict:
-    """One results.json from the tests pass and the metrics pass of a student: their tests, notes
-    (extra_data.notes, and output joined for people), leaderboards and per-lab totals
-    (extra_data.labs: scores added up; info and seed from the pass that has them)."""
-    tests = [t for p in parts for t in p.get("tests", [])]
+    """One results.json from the tests pass and the metrics pass of a student: their tests (one
+    entry per name: a pass that reports an item another pass already did is not counted twice),
+    notes (extra_data.notes, each once, and output joined for people), leaderboards, the run
+    time of both, and per-lab totals (extra_data.labs: counted again from the tests kept; info
+    and seed from the pass that has them)."""
+    seen: set[str] = set()
+    tests = []
+    for t in (t for p in parts for t in p.get("tests", [])):
+        if t.get("name") not in seen:
+            seen.add(t.get("name"))
+            tests.append(t)
     labs: dict[str, dict] = {}
     for p in parts:
         for lab, v in p.get("extra_data", {}).get("labs", {}).items():
             mine = labs.setdefault(lab, {})
-            for k, x in v.items():
-                mine[k] = round(mine.get(k, 0) + x, 2) if isinstance(x, (int, float)) else x
+            mine.update({k: x for k, x in v.items() if not isinstance(x, (int, float))})
+    notes = []
+    for n in _listed(parts, "notes"):
+        if n not in notes:
+            notes.append(n)
     out = {"score": round(sum(t["score"] for t in tests), 2),
-           "max_score": round(sum(t["max_score"] for t in tests), 2),
+           "execution_time": round(sum(p.get("execution_time", 0) for p in parts), 1),
            "tests": tests, "leaderboard": [e for p in parts for e in p.get("leaderboard", [])],
-           "extra_data": {"labs": labs, "notes": _listed(parts, "notes"),
+           "extra_data": {"max_score": round(sum(t["max_score"] for t in tests), 2),
+                          "labs": labs, "notes": notes,
                           "not_measured": _listed(parts, "not_measured")}}
-    said = [p["output"] for p in parts if p.get("output")]
+    _count_labs(out)
+    said = []
+    for p in parts:
+        if p.get("output") and p["output"] not in said:
+            said.append(p["output"])
     if said:
         out["output"] = "\n".join(said)
     return out
+
+
+def _count_labs(res: dict) -> None:
+    """Each lab's score, max_score and skipped_points in res's extra_data.labs, counted from
+    res's tests (a lab with no tests listed keeps what it had)."""
+    for lab, v in res["extra_data"].get("labs", {}).items():
+        mine = [t for t in res["tests"] if report.entry_lab(t) == lab]
+        v.update(score=round(sum(t["score"] for t in mine), 2),
+                 max_score=round(sum(t["max_score"] for t in mine), 2),
+                 skipped_points=round(sum(t["max_score"] for t in mine if report.skipped(t)), 2))
 
 
 def _again(res: dict) -> bool:
@@ -101,18 +125,14 @@ def _again(res: dict) -> bool:
 def _measured_over(first: dict, later: dict) -> dict:
     """`first` with each item it left unmeasured taken from `later` where that run measured it;
     score, max_score and the per-lab totals counted again."""
-    got = {t["name"]: t for t in later.get("tests", []) if "status" in t}
-    tests = [got.get(t["name"], t) if "status" not in t else t for t in first.get("tests", [])]
+    got = {t["name"]: t for t in later.get("tests", []) if not report.skipped(t)}
+    tests = [got.get(t["name"], t) if report.skipped(t) else t for t in first.get("tests", [])]
     out = {**first, "tests": tests, "extra_data": dict(first.get("extra_data", {}))}
     out["extra_data"]["not_measured"] = [n for n in out["extra_data"].get("not_measured", [])
                                          if n["name"] not in got]
     out["score"] = round(sum(t["score"] for t in tests), 2)
-    labs = out["extra_data"].get("labs", {})
-    for lab, v in labs.items():
-        mine = [t for t in tests if t.get("lab") == lab]
-        labs[lab] = {**v, "score": round(sum(t["score"] for t in mine), 2),
-                     "skipped_points": round(sum(t["max_score"] for t in mine
-                                                 if "status" not in t), 2)}
+    out["extra_data"]["labs"] = {k: dict(v) for k, v in out["extra_data"].get("labs", {}).items()}
+    _count_labs(out)
     return out
 
 
@@ -137,90 +157,44 @@ def _remeasure(s: str, tree: str, out_dir: str, chosen: list[Lab], timeout: floa
 def _lab_scores(res: dict, chosen: list[Lab]) -> dict[str, float]:
     out = {}
     for lab in chosen:
-        mine = [t for t in res["tests"] if t.get("lab") == lab.id]
+        mine = [t for t in res["tests"] if report.entry_lab(t) == lab.id]
         out[f"lab{lab.id}"] = round(sum(t["score"] for t in mine), 2)
     return out
-
-
-@dataclass
-class Plan:
-    """A batch: the labs, each student's tree (None: no lab files found) and the passes'
-    settings; saved as <out>/plan.json, so that any engine (threads here, Slurm jobs, a
-    hand-written job) runs the same passes and `grader merge` finds them."""
-    out_dir: str
-    labs: list[str]
-    trees: dict[str, str | None]
-    timeout: float
-    extra: list[str]
-
-    @property
-    def chosen(self) -> list[Lab]:
-        return [labs.load(slug) for slug in self.labs]
-
-    @property
-    def todo(self) -> list[str]:
-        return [s for s, t in sorted(self.trees.items()) if t]
-
-    def save(self):
-        os.makedirs(self.out_dir, exist_ok=True)
-        with open(os.path.join(self.out_dir, PLAN), "w") as f:
-            json.dump(asdict(self), f, indent=2)
-
-
-PLAN = "plan.json"
-
-
-def load_plan(out_dir: str) -> Plan:
-    """The plan a batch saved in out_dir; raises ConfigError when there is none."""
-    try:
-        with open(os.path.join(out_dir, PLAN)) as f:
-            return Plan(**{**json.load(f), "out_dir": out_dir})
-    except (OSError, ValueError, TypeError) as e:
-        raise ConfigError(f"{out_dir}: no batch plan ({PLAN}) to merge: {e}") from e
-
-
-def plan(folder: str, chosen: list[Lab], out_dir: str, timeout: float,
-         extra: list[str]) -> Plan:
-    """Finds each student's work (one sub-folder per student) and saves the plan."""
-    students = sorted(d for d in os.listdir(folder)
-                      if os.path.isdir(os.path.join(folder, d)) and not d.startswith("."))
-    trees = {s: submission.resolve(os.path.join(folder, s), chosen,
-                                   os.path.join(out_dir, s, "tree")) for s in students}
-    p = Plan(os.path.abspath(out_dir), [lab.slug for lab in chosen],
-             {s: os.path.abspath(t) if t else None for s, t in trees.items()}, timeout, extra)
-    p.save()
-    return p
 
 
 def tests_pass(p: Plan, s: str, out=print):
     """Student s's unit tests."""
     status, secs = _grade(p.trees[s], os.path.join(p.out_dir, s, "tests"), "tests", p.chosen,
-                          p.timeout, p.extra)
+                          p.timeout, p.args(s))
     out(f"  tests   {s:<24} {secs:6.1f} s  {status}")
 
 
-def metrics_pass(p: Plan, out=print):
-    """Every student's benchmarks, one at a time; then, again one at a time, what a run could
-    not measure."""
+def metrics_pass(p: Plan, out=print, students: list[str] | None = None):
+    """The benchmarks of `students` (default: those whose metrics pass left no status: a job
+    that was lost, never the finished ones), one at a time; then, again one at a time, what a
+    run could not measure."""
     if not any(lab.metrics for lab in p.chosen):
         return
-    out("benchmarks, one submission at a time")
-    for s in p.todo:
+    students = missing(p, "metrics") if students is None else students
+    out(f"benchmarks, one submission at a time ({len(students)} of {len(p.todo)})")
+    for s in students:
         status, secs = _grade(p.trees[s], os.path.join(p.out_dir, s, "metrics"), "metrics",
-                              p.chosen, p.timeout, p.extra)
+                              p.chosen, p.timeout, p.args(s))
         out(f"  metrics {s:<24} {secs:6.1f} s  {status}")
-    for s in p.todo:   # later: a passing load has had time to go
-        _remeasure(s, p.trees[s], p.out_dir, p.chosen, p.timeout, p.extra, out)
+    for s in students:   # later: a passing load has had time to go
+        _remeasure(s, p.trees[s], p.out_dir, p.chosen, p.timeout, p.args(s), out)
 
 
 def run(folder: str, chosen: list[Lab], out_dir: str, jobs: int, timeout: float,
-        extra: list[str], out=print) -> list[dict]:
-    """The local engine: unit tests `jobs` students at a time, then the benchmarks."""
-    p = plan(folder, chosen, out_dir, timeout, extra)
-    out(f"batch: {len(p.trees)} submissions; unit tests {jobs} at a time")
+        extra: list[str], out=print, fresh: bool = False, seed: str | None = None) -> list[dict]:
+    """The local engine: unit tests `jobs` students at a time, then the benchmarks (every
+    student's, in an output folder that held this very batch too)."""
+    p = plan(folder, chosen, out_dir, timeout, extra, fresh, seed)
+    out(f"batch: {len(p.trees)} submissions; unit tests {jobs} at a time; class seed "
+        f"{p.class_seed} (SEED={p.class_seed} grades them again the same way)")
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         list(pool.map(lambda s: tests_pass(p, s, out), p.todo))
-    metrics_pass(p, out)
+    metrics_pass(p, out, p.todo)
     return merge(p.out_dir, out)
 
 
@@ -248,17 +222,63 @@ def merge(out_dir: str, out=print) -> list[dict]:
     """summary.csv, summary.json and one results.json per student from the passes' results in
     out_dir, whichever engine ran them (`grader merge OUT`)."""
     p = load_plan(out_dir)
-    rows = {s: {"student": s, "status": _status(p, s)} for s in sorted(p.trees)}
-    return _summarize(sorted(p.trees), rows, p.chosen, p.out_dir, out)
+    rows = {s: {"student": s, "seed": p.seeds.get(s, ""), "sha256": p.hashes.get(s, ""),
+                "status": _status(p, s)} for s in sorted(p.trees)}
+    table = _summarize(sorted(p.trees), rows, p.chosen, p.out_dir, out)
+    _similarity(p.out_dir, out)
+    _class_page(p, table, out)
+    return table
+
+
+def _class_page(p: Plan, table: list[dict], out):
+    """summary.html (reports/class_report.py); a failure is said and changes nothing."""
+    from ..reports import class_report
+    try:
+        path = class_report.write(p.out_dir, p.chosen, table, p.class_seed, p.machine)
+        out(f"class page: {os.path.relpath(path)} (histograms, failure matrix, similarity)")
+    except (OSError, ValueError, KeyError) as e:
+        out(f"  note: no summary.html ({e})")
+
+
+def _similarity(out_dir: str, out):
+    """The class's similarity check (similarity.py); a failure is said and changes nothing."""
+    from . import similarity
+    try:
+        similarity.check(out_dir, out=out)
+    except (OSError, subprocess.SubprocessError) as e:
+        out(f"  note: no similarity check ({e})")
 
 
 def _page(folder: str, out):
-    """The student's report.html beside their merged results.json (a failure changes no grade)."""
+    """The student's report.html beside their merged results.json, and the staff's copy,
+    staff.html, which says why a hidden test failed (a failure changes no grade)."""
     from ..reports import html_report
     try:
         html_report.write(folder)
+        html_report.write(folder, staff=True)
     except (OSError, ValueError, KeyError) as e:
         out(f"  note: no report.html for {os.path.basename(folder)} ({e})")
+
+
+def _plots(out_dir: str, s: str):
+    """<student>/report-run.json: the plots the metrics pass drew (saved for its own
+    results.json) bound to the merged results.json, so the student's page shows them."""
+    from ..reports import html_report
+    saved = _load(os.path.join(out_dir, s, "metrics", html_report.RUN_FILE)).get("plots")
+    with open(os.path.join(out_dir, s, "results.json"), "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    with open(os.path.join(out_dir, s, html_report.RUN_FILE), "w") as f:
+        json.dump({"results_sha256": digest, "plots": saved or {}}, f)
+
+
+def _staff(out_dir: str, s: str):
+    """<student>/staff.json: the withheld messages of both passes (report.staff_json)."""
+    withheld = {}
+    for part in ("tests", "metrics"):
+        withheld.update(_load(os.path.join(out_dir, s, part, report.STAFF_FILE)).get("withheld")
+                        or {})
+    with open(os.path.join(out_dir, s, report.STAFF_FILE), "w") as f:
+        json.dump({"withheld": withheld}, f, indent=2)
 
 
 def _summarize(students, rows, chosen, out_dir, out) -> list[dict]:
@@ -269,12 +289,14 @@ def _summarize(students, rows, chosen, out_dir, out) -> list[dict]:
         os.makedirs(os.path.join(out_dir, s), exist_ok=True)
         with open(os.path.join(out_dir, s, "results.json"), "w") as f:
             json.dump(res, f, indent=2)
+        _staff(out_dir, s)
+        _plots(out_dir, s)
         _page(os.path.join(out_dir, s), out)
-        table.append({**rows[s], "score": res["score"], "max_score": res["max_score"],
+        table.append({**rows[s], "score": res["score"], "max_score": report.max_total(res),
                       "not_measured": round(sum(n["points"] for n in
                                                 res["extra_data"]["not_measured"]), 2),
                       **_lab_scores(res, chosen)})
-    cols = (["student", "score", "max_score", "not_measured"] + [f"lab{l.id}" for l in chosen] +
+    cols = (["student", "seed", "sha256", "score", "max_score", "not_measured"] + [f"lab{l.id}" for l in chosen] +
             ["status"])
     with open(os.path.join(out_dir, "summary.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols)
@@ -283,7 +305,8 @@ def _summarize(students, rows, chosen, out_dir, out) -> list[dict]:
     with open(os.path.join(out_dir, "summary.json"), "w") as f:
         json.dump(table, f, indent=2)
     out(f"summary: {os.path.relpath(os.path.join(out_dir, 'summary.csv'))}, summary.json, "
-        "and <student>/results.json, <student>/report.html")
+        "and <student>/results.json, <student>/report.html (theirs), <student>/staff.html "
+        "(yours: why hidden tests failed)")
     return table
 
 

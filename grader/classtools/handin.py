@@ -120,7 +120,7 @@ def latest_grade(lab: Lab, grade_dir: str = GRADE_DIR) -> tuple[dict | None, str
             res = json.load(f)
     except (OSError, ValueError):
         return None, "you have not run `make grade` yet"
-    mine = [t for t in res.get("tests", []) if t.get("lab") == lab.id]
+    mine = [t for t in res.get("tests", []) if report.entry_lab(t) == lab.id]
     if not mine:
         return None, f"the latest `make grade` did not grade lab {lab.id}"
     staged = (report.labs_data(res).get(lab.id) or {}).get("staged")

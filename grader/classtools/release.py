@@ -12,6 +12,7 @@ import sys
 import tempfile
 
 from . import leaks
+from ..reports import report
 from ..rules.config import ConfigError
 from ..rules.labs import ROOT
 from ..rules.results import Cause
@@ -68,7 +69,7 @@ def grade_check(dest: str, out=print) -> list[str]:
         with open(os.path.join(res, "results.json")) as f:
             results = json.load(f)
     for t in results["tests"]:
-        if t.get("cause") == Cause.NOT_BUILT:
+        if report.entry_data(t).get("cause") == Cause.NOT_BUILT:
             problems.append(f"{t['name']}: {t['output'].splitlines()[0]}")
         elif t.get("status") == "passed" or t["score"] > 0:
             problems.append(f"{t['name']}: the skeleton passes it")

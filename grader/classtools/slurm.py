@@ -1,6 +1,7 @@
 """`make batch ENGINE=slurm`: a batch (grader/classtools/batch.py's plan) graded as Slurm jobs: the unit
 tests as an array job, one task per student, and the benchmarks as one `--exclusive` job that
-starts when the array has ended (they must have the node to themselves). With --wait it waits for
+starts when the array has ended (they must have the node to themselves; it grades the students
+whose benchmarks left no result, never the finished ones). With --wait it waits for
 each, re-submits the passes whose job never finished (a node failure, the node's time limit, a job
 cancelled by someone: no status was written; the grader itself always writes one, whatever the
 submission does), up to RESUBMITS times, and merges the results. Without it, it returns once the
@@ -58,12 +59,17 @@ def _metrics_missing(p: batch.Plan) -> bool:
 
 def run(p: batch.Plan, extra: list[str], wait: bool, out=print) -> list[dict] | None:
     """Grades the plan on Slurm (see the module's words); the summary when waiting, else None."""
-    if not p.todo:
+    tests = batch.missing(p, "tests")
+    if len(tests) < len(p.todo):
+        out(f"slurm: {os.path.relpath(p.out_dir)} holds this batch already; only what it lacks "
+            "is submitted (FRESH=1 grades everything again)")
+    if not tests and not _metrics_missing(p):
         return batch.merge(p.out_dir, out)
     if not wait:
-        tid = submit_tests(p, p.todo, extra, False)
-        mid = submit_metrics(p, extra, False, tid) if any(l.metrics for l in p.chosen) else None
-        out(f"slurm: unit tests job {tid}" + (f", benchmarks job {mid}" if mid else "") +
+        tid = submit_tests(p, tests, extra, False) if tests else None
+        mid = submit_metrics(p, extra, False, tid) if _metrics_missing(p) else None
+        out("slurm: " + ", ".join(f"{w} job {j}" for w, j in (("unit tests", tid),
+                                                               ("benchmarks", mid)) if j) +
             f"; when they are done: make batch-collect OUT={os.path.relpath(p.out_dir)}")
         return None
     return collect(p, extra, out, first=True)

@@ -156,15 +156,52 @@ def proposals(lab: Lab, seen: dict, margin: float) -> dict[str, dict]:
     return out
 
 
+def short_runs(lab: Lab, seen: dict, runs: int) -> list[str]:
+    """A warning per metric and variant that fewer runs measured than were asked (skipped, or
+    no figure): thresholds proposed from them would rest on too little."""
+    return [f"{m.name}: {v} measured in {len(_values(per[m.name]))} of {runs} runs"
+            for v, per in seen.items() for m in lab.metrics
+            if len(_values(per[m.name])) < runs]
+
+
+def naive_earning(lab: Lab, seen: dict) -> list[str]:
+    """A flag per naive variant that earns points against the reference on a metric it claims
+    to score zero on (variants.toml's metrics_zero): its median fraction of the reference, and
+    the ramp's zero point it should sit at or below."""
+    flags = []
+    for v, spec in variants.declared(lab.slug).items():
+        for m in lab.metrics:
+            if not m.vs_reference or m.name not in spec.get("metrics_zero", []) or v not in seen:
+                continue
+            fr = fractions(m, seen, v)
+            if fr and any(m.score_vs_reference(f) > 0 for f in fr):
+                flags.append(f"{m.name}: naive variant {v} at {statistics.median(fr):.2f} of the "
+                             f"reference (max {max(fr):.2f}); it scores zero only at or below "
+                             f"{m.vs_reference['zero']:g}")
+    return flags
+
+
 def machine() -> str:
     f = hw.facts()
     return f"{platform.node() or 'this machine'}, {hw.cpu_model()} ({f.get('cores', '?')} cores)"
 
 
 def run(lab: Lab, runs: int, margin: float, dest: str | None, out=print) -> dict:
+    """Measures, prints the summary and the warnings (runs that measured nothing, naive variants
+    earning points against the reference), and, when every run was measured, writes the
+    proposed thresholds to dest (None: propose nothing)."""
     seen = measure(lab, runs, out)
     summary(lab, seen, runs, out)
+    for flag in naive_earning(lab, seen):
+        out(f"  WARNING: {flag}")
+    short = short_runs(lab, seen, runs)
+    for line in short:
+        out(f"  WARNING: {line}")
     if dest is None:
+        return seen
+    if short:
+        out(f"\nno thresholds written to {os.path.relpath(dest)}: fewer runs measured than asked "
+            "(above); calibrate again on an idle machine")
         return seen
     prop = proposals(lab, seen, margin)
     out(f"\nproposed thresholds for lab {lab.id} (written to {os.path.relpath(dest)}):")

@@ -20,8 +20,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 
 from ..confinement import boundary, isolation, sandbox, seal
-from ..rules import hidden, hostenv
-from . import hw
+from ..rules import hostenv
+from . import fatal_lines, hw
 from ..rules.labs import Lab
 from ..rules.results import PASSED, SKIPPED, Cause, Item
 
@@ -97,8 +97,9 @@ def _parse_xml(path: str) -> dict[str, tuple[str, str]]:
 
 def _item(lab: Lab, t, xml: dict, done: dict[str, seal.Mark], whole: sandbox.RunResult) -> Item:
     """Test t's item: skipped on its MM_SKIP record, passed on its sealed completion record and
-    Check's success, else failed with Check's message (withheld for a hidden test) or, with a
-    Cause, the grader's words on how it ended (no result, or no completion record)."""
+    Check's success, else failed with Check's message (report.shown_output withholds a hidden
+    test's from students; staff.json keeps it for the course staff) or, with a Cause, the
+    grader's words on how it ended (no result, or no completion record)."""
     item = Item(lab.id, "test", t.name, t.points)
     mark = done.get(t.name)
     if mark is not None and mark.skipped:
@@ -112,7 +113,7 @@ def _item(lab: Lab, t, xml: dict, done: dict[str, seal.Mark], whole: sandbox.Run
         elif result == "success":
             item.output, item.cause = EXITED_EARLY, Cause.EXITED_EARLY
         else:
-            item.output = hidden.WITHHELD if t.hidden else msg
+            item.output = msg
     return item
 
 
@@ -138,9 +139,10 @@ def run_tests(lab: Lab, binary: str, run_name: str, seed: str | None,
                             max(1, len(lab.tests)) + 30,
                             address_space_mb=hw.address_space_mb(lab), data_mb=hw.data_mb(lab))
     channel = seal.Channel()
+    student_output = ""
     if boundary.split(os.path.dirname(binary)):
-        whole, transcript, xml, got = _run_split(lab, binary, run_name, seed, secret, limits,
-                                                 channel)
+        whole, transcript, xml, got, student_output = _run_split(lab, binary, run_name, seed,
+                                                                 secret, limits, channel)
     else:
         with sandbox.rundir(run_name, binary) as run_dir:
             try:
@@ -155,6 +157,7 @@ def run_tests(lab: Lab, binary: str, run_name: str, seed: str | None,
         transcript = whole.stdout + whole.stderr
     recs = seal.records(channel.key, got)
     items = [_item(lab, t, xml, recs.marks, whole) for t in lab.tests]
+    fatal_lines.attach(items, {name: msg for name, (_, msg) in xml.items()}, student_output)
     notes = []
     extra = sorted(set(xml) - {t.name for t in lab.tests})
     if extra:
@@ -175,7 +178,7 @@ def _run_split(lab: Lab, binary: str, run_name: str, seed: str | None, secret: b
                limits: sandbox.Limits, channel: seal.Channel):
     """run_tests for a split lab: the trusted test program beside the student's program
     (grader/confinement/boundary.py). Returns (the test program's result, the transcript, the XML log's
-    results, what came on the sealed channel)."""
+    results, what came on the sealed channel, what the student's processes printed)."""
     with boundary.folders(run_name, binary) as (program, code_dir):
         run_dir = os.path.dirname(program)
         try:
@@ -186,4 +189,5 @@ def _run_split(lab: Lab, binary: str, run_name: str, seed: str | None, secret: b
         finally:
             got = channel.received()
         xml = _parse_xml(os.path.join(run_dir, "check.xml"))
-    return replace(pair.trusted, removed_ipc=pair.student.removed_ipc), pair.output, xml, got
+    return (replace(pair.trusted, removed_ipc=pair.student.removed_ipc), pair.output, xml, got,
+            pair.student.stdout + pair.student.stderr)

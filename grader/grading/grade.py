@@ -2,6 +2,7 @@
 goes and rewrites results.json after every step, so an interrupted run still leaves a result."""
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -24,14 +25,16 @@ class Grading:
     """One grading run. seed: the tests' seed (None: fresh); secret: pass it without printing it;
     hidden_dir: instructor-only tests (grader/rules/hidden.py); parts: "all", "tests" (no benchmark)
     or "metrics" (benchmark only), so batch grading can run tests in parallel and benchmarks
-    one at a time."""
+    one at a time; staff: also write staff.json (report.staff_json: hidden tests' own messages,
+    for the course staff's pages; never where students grade)."""
 
     def __init__(self, submission: str, seed: str | None, out=print, results_dir: str = GRADE_DIR,
-                 secret: bool = False, hidden_dir: str | None = None, parts: str = "all"):
+                 secret: bool = False, hidden_dir: str | None = None, parts: str = "all",
+                 staff: bool = False):
         self.submission = submission
         self.results_dir = results_dir
         self.seed, self.secret = seed, secret
-        self.hidden_dir, self.parts = hidden_dir, parts
+        self.hidden_dir, self.parts, self.staff = hidden_dir, parts, staff
         self.items: list[Item] = []
         self.notes: list[Note] = []
         self.info: dict[str, dict] = {}    # lab id -> its benchmark's info figures
@@ -46,6 +49,9 @@ class Grading:
         elapsed = time.monotonic() - self.start
         report.write_results(os.path.join(self.results_dir, "results.json"), self.items, elapsed,
                              self.notes, done, self.info, self.seeds, self.staged)
+        if self.staff:
+            report.write_text(os.path.join(self.results_dir, report.STAFF_FILE),
+                              json.dumps(report.staff_json(self.items), indent=2) + "\n")
         if done:
             report.write_junit(os.path.join(self.results_dir, "junit.xml"), self.items)
 
@@ -73,12 +79,26 @@ class Grading:
         self.items = [i for i in self.items if (i.lab, i.kind, i.name) not in new] + items
         self.save(False)
 
+    def _kinds(self, lab: Lab) -> list[tuple[str, list]]:
+        """The (kind, lab.toml entries) this run grades: a tests pass has only the tests, a
+        metrics pass only the metrics, so that a batch's two passes of a lab that cannot be run
+        add up to the lab's items once."""
+        return [(k, xs) for k, xs, part in (("test", lab.tests, "tests"),
+                                            ("metric", lab.metrics, "metrics"))
+                if self.parts in ("all", part)]
+
+    def _run_note(self, lab: Lab, text: str):
+        """A note on the whole lab (its build): kept by one pass only, the tests pass where a
+        batch splits the grading (the metrics pass says the same)."""
+        if self.parts != "metrics" or not lab.tests:
+            self.notes.append(Note(lab.id, text))
+
     def _not_built(self, lab: Lab, built: build.Built) -> list[Item]:
         why = ("no submission for this lab" if built.no_submission else
                "does not compile:\n" + build.first_errors(built.log))
         cause = Cause.NO_SUBMISSION if built.no_submission else Cause.NOT_BUILT
         return [Item(lab.id, kind, x.name, x.points, output=why, cause=cause)
-                for kind, xs in (("test", lab.tests), ("metric", lab.metrics)) for x in xs]
+                for kind, xs in self._kinds(lab) for x in xs]
 
     def _compiler_crashed(self, lab: Lab, built: build.Built) -> list[Item]:
         """The compiler itself crashed building the lab: a compiler bug, never the student's
@@ -96,8 +116,8 @@ class Grading:
         status = FAILED if built.crash_in_student else SKIPPED
         items = [Item(lab.id, kind, x.name, x.points, status=status, output=why + "\n" + tell,
                       cause=Cause.COMPILER_CRASH)
-                 for kind, xs in (("test", lab.tests), ("metric", lab.metrics)) for x in xs]
-        self.notes.append(Note(lab.id, f"{why}\n{tell}"))
+                 for kind, xs in self._kinds(lab) for x in xs]
+        self._run_note(lab, f"{why}\n{tell}")
         self.record(lab, items, show=False)
         return items
 
@@ -116,7 +136,7 @@ class Grading:
             self.out("  BUILD FAILED " + ("" if built.no_submission else
                                           "\n    " + build.first_errors(built.log).replace("\n", "\n    ")))
             items = self._not_built(lab, built)
-            self.notes.append(Note(lab.id, f"build failed\n{build.first_errors(built.log)}"))
+            self._run_note(lab, f"build failed\n{build.first_errors(built.log)}")
             self.record(lab, items, show=False)
             return items
         run_base = f"{build.submission_tag(self.submission)}-{lab.slug}"

@@ -4,8 +4,10 @@ commands for every lab that lost points. It is built from results.json as data (
 may see is decided there: a hidden test's message is already withheld), escapes every text, and
 loads nothing: inline CSS, no script, plots as data: URIs, so it opens offline and can be mailed.
 
-`make grade` writes it when a run ends (after_grading); `make report [LAB=NN]`
-(`python3 -m grader.reports.html_report`) writes it again from results.json without grading."""
+`make grade` writes it when a run ends (after_grading); `make report [LAB=NN] [DIR=folder]
+[STAFF=1]` (`python3 -m grader.reports.html_report`) writes it again from results.json without
+grading: report.html, report-labNN.html for one lab; a batch student's with DIR, the staff's
+copy (staff.html) with STAFF=1."""
 from __future__ import annotations
 
 import argparse
@@ -94,20 +96,21 @@ def plain(text: str) -> str:
 
 
 def entry(t: dict) -> tuple[str, Entry] | None:
-    """(lab id, Entry) from one tests[] item, read from its fields: lab, kind ("test" or
-    "metric"), item (the name in lab.toml) and a metric's title, which the output ends with for
-    Gradescope's page ("measures: <title>"). None for an item without a lab id or a name. An item
-    without a status is a skip."""
-    lab, kind, name = t.get("lab"), t.get("kind"), t.get("item")
+    """(lab id, Entry) from one tests[] item, read from its extra_data (report.entry_data): lab,
+    kind ("test" or "metric"), item (the name in lab.toml), skipped, and a metric's title, which
+    the output ends with for Gradescope's page ("measures: <title>"). None for an item without
+    a lab id or a name."""
+    data = report.entry_data(t)
+    lab, kind, name = data.get("lab"), data.get("kind"), data.get("item")
     if not isinstance(lab, str) or not lab or not isinstance(name, str) or not name:
         return None
     kind = "metric" if kind == "metric" else "test"
     out = plain(str(t.get("output", "")))
     score, most = _num(t.get("score")), _num(t.get("max_score"))
-    title = str(t.get("title") or "") if kind == "metric" else ""
+    title = str(data.get("title") or "") if kind == "metric" else ""
     if title and out.endswith(f"\nmeasures: {title}"):
         out = out.removesuffix(f"measures: {title}").rstrip("\n")
-    if "status" not in t:
+    if report.skipped(t):
         return lab, Entry(kind, name, score, most, SKIP, SKIPPED_WORD.sub("", out), title)
     state = (PASS if t["status"] == "passed" else PART if 0 < score < most else FAIL)
     return lab, Entry(kind, name, score, most, state, out, title)
@@ -300,8 +303,26 @@ def lost_points(items: list[Entry]) -> bool:
     return any(i.state in (FAIL, PART) for i in items)
 
 
-def _header(results: dict, by_lab: dict, graded_at: float, seeds: dict) -> str:
-    score, most = _num(results.get("score")), _num(results.get("max_score"))
+STAFF_NOTE = ("Course staff's copy: a hidden test's own message is shown here; students see it "
+              "withheld (their page is report.html). Do not hand this page to a student.")
+
+
+REGRADE_NOTE = ("Graded again with the same seed, the same code gets the same correctness score; "
+                "only timed metrics (measured on the machine at the time) may move.")
+
+
+def with_staff(results: dict, withheld: dict) -> dict:
+    """results with each hidden test's withheld message (staff.json's "withheld": tests[] name
+    -> message) put back, for the course staff's page."""
+    tests = [{**t, "output": report.markdown(withheld[t["name"]])}
+             if isinstance(t, dict) and isinstance(withheld.get(t.get("name")), str) else t
+             for t in results.get("tests") or []]
+    return {**results, "tests": tests}
+
+
+def _header(results: dict, by_lab: dict, graded_at: float, seeds: dict,
+            staff: bool = False) -> str:
+    score, most = _num(results.get("score")), _num(report.max_total(results))
     skipped = sum(_lab_totals(k, results, v)[2] for k, v in by_lab.items())
     when = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(graded_at))
     rows = "".join(_total_row(k, results, v) for k, v in by_lab.items())
@@ -310,10 +331,14 @@ def _header(results: dict, by_lab: dict, graded_at: float, seeds: dict) -> str:
              _bar(score, most),
              f'<p class="muted">graded {e(when)}; the run took '
              f'{_num(results.get("execution_time")):g} s</p>']
+    if staff:
+        parts.append(f'<div class="warn">{e(STAFF_NOTE)}</div>')
     if (results.get("extra_data") or {}).get("complete") is False:
         parts.append('<div class="warn">This grading run did not finish (interrupted, or still '
                      'under way): these are partial results.</div>')
     parts += [f'<p class="muted">lab {e(k)}: {e(line)}</p>' for k, line in seeds.items()]
+    if seeds:
+        parts.append(f'<p class="muted">{e(REGRADE_NOTE)}</p>')
     parts.append('<table><colgroup><col class="lab"><col class="pts"><col><col></colgroup>'
                  '<tr><th>lab</th><th class="pts">points</th><th>correctness / performance</th>'
                  f'<th>skipped (not measured)</th></tr>{rows}</table>')
@@ -482,19 +507,22 @@ def notes_in(results: dict) -> list[Note]:
             and isinstance(n.get("text"), str)]
 
 
-def render(results: dict, graded_at: float, plots: dict | None = None) -> str:
+def render(results: dict, graded_at: float, plots: dict | None = None,
+           staff: bool = False) -> str:
     """The page for results (results.json as a dict; each lab's seed line from its
     extra_data.labs). plots: lab id -> {"figures": [{title, caption, png (base64)}],
-    "notes": [...]}. Every text is escaped; nothing is loaded from outside the page."""
+    "notes": [...]}. staff: the course staff's copy (says so; with_staff's messages). Every
+    text is escaped; nothing is loaded from outside the page."""
     by_lab = entries_by_lab(results)
     seeds, plots = seeds_in(results), plots or {}
-    body = [_header(results, by_lab, graded_at, {k: seeds[k] for k in by_lab if k in seeds})]
+    body = [_header(results, by_lab, graded_at, {k: seeds[k] for k in by_lab if k in seeds},
+                    staff)]
     body += [_lab_section(k, results, v, plots) for k, v in by_lab.items()]
     body.append(_stuck(by_lab))
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>mlmem grade {e(_pts(_num(results.get('score'))))}/"
-            f"{e(_pts(_num(results.get('max_score'))))}</title><style>{CSS}</style></head>"
+            f"{e(_pts(_num(report.max_total(results))))}</title><style>{CSS}</style></head>"
             f"<body><main>{''.join(body)}</main></body></html>\n")
 
 
@@ -503,17 +531,17 @@ def only_lab(results: dict, lab_id: str) -> dict:
     extra_data.labs entry, its score as the total. Raises KeyError when results.json has no
     such lab."""
     mine = [t for t in results.get("tests") or [] if isinstance(t, dict)
-            and t.get("lab") == lab_id]
+            and report.entry_lab(t) == lab_id]
     if not mine:
         raise KeyError(lab_id)
     lab = report.labs_data(results).get(lab_id) or {}
-    counted = [t for t in mine if "status" in t]
     out = {**results, "tests": mine,
-           "score": lab.get("score", sum(_num(t.get("score")) for t in counted)),
-           "max_score": lab.get("max_score", sum(_num(t.get("max_score")) for t in counted))}
+           "score": lab.get("score", sum(_num(t.get("score")) for t in mine))}
     notes = [n for n in notes_in(results) if n.lab == lab_id]
     out["extra_data"] = {**(results.get("extra_data") or {}), "labs": {lab_id: lab} if lab else {},
-                         "notes": [dataclasses.asdict(n) for n in notes]}
+                         "notes": [dataclasses.asdict(n) for n in notes],
+                         "max_score": lab.get("max_score",
+                                              sum(_num(t.get("max_score")) for t in mine))}
     out["output"] = report.markdown("\n".join(n.line() for n in notes))
     return out
 
@@ -546,17 +574,36 @@ def _fallback_plots(results_dir: str, lab_ids, plots: dict) -> dict:
     return out
 
 
-def write(results_dir: str, lab_id: str | None = None) -> str:
+def _staff_withheld(results_dir: str) -> dict:
+    """staff.json's "withheld" map beside results.json; {} where there is none."""
+    try:
+        with open(os.path.join(results_dir, report.STAFF_FILE)) as f:
+            found = json.load(f).get("withheld")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def page_name(lab_id: str | None = None, staff: bool = False) -> str:
+    """report.html, report-labNN.html for one lab; staff.html, staff-labNN.html for staff."""
+    stem = "staff" if staff else "report"
+    return f"{stem}-lab{lab_id}.html" if lab_id else f"{stem}.html"
+
+
+def write(results_dir: str, lab_id: str | None = None, staff: bool = False) -> str:
     """Writes results_dir/report.html (report-labNN.html for one lab) from results_dir's
-    results.json and what its grading run saved; returns its path. Raises OSError/ValueError
+    results.json and what its grading run saved; returns its path. staff: the course staff's
+    copy instead (staff.html: hidden tests' messages from staff.json). Raises OSError/ValueError
     when results.json is missing or unreadable, KeyError when it has no lab lab_id."""
     results, digest, mtime = read_results(results_dir)
     plots = _run_plots(results_dir, digest)
+    if staff:
+        results = with_staff(results, _staff_withheld(results_dir))
     if lab_id:
         results = only_lab(results, lab_id)
     plots = _fallback_plots(results_dir, entries_by_lab(results), plots)
-    path = os.path.join(results_dir, f"report-lab{lab_id}.html" if lab_id else PAGE)
-    report.write_text(path, render(results, mtime, plots))
+    path = os.path.join(results_dir, page_name(lab_id, staff))
+    report.write_text(path, render(results, mtime, plots, staff))
     return path
 
 
@@ -584,12 +631,15 @@ def main(argv=None) -> int:
                                 description="rewrite report.html from results.json (no grading)")
     p.add_argument("--lab", help="only this lab: report-labNN.html")
     p.add_argument("--dir", default=grade.GRADE_DIR,
-                   help="the folder of results.json (default build/grade)")
+                   help="the folder of results.json (default build/grade; a batch student's: "
+                        "build/batch/<student>)")
+    p.add_argument("--staff", action="store_true",
+                   help="the course staff's copy, staff.html: hidden tests' messages shown")
     a = p.parse_args(argv)
     lab_id = a.lab.removeprefix("lab").zfill(2) if a.lab else None
     shown = os.path.relpath(os.path.join(a.dir, "results.json"))
     try:
-        path = write(a.dir, lab_id)
+        path = write(a.dir, lab_id, a.staff)
     except OSError:
         print(f"mlmem: no grade to report: {shown} is missing; `make grade` first", file=sys.stderr)
         return 1

@@ -156,26 +156,63 @@ def markdown(text: str) -> str:
 
 def visibility(i: Item) -> str:
     """When Gradescope shows the item: lab.toml's or hidden.toml's word, else visible, and a
-    hidden test after the grades are published."""
+    hidden test after the grades are published. (labs.py refuses Gradescope's `hidden` on a
+    test with points: students would see a total that holds them.)"""
     return i.visibility or ("after_published" if i.hidden else "visible")
 
 
+def entry_name(i: Item) -> str:
+    """The item's name in results.json's tests[]: "lab01 / test" or "lab01 / performance: m"."""
+    return f"lab{i.lab} / " + (i.name if i.kind == "test" else f"performance: {i.name}")
+
+
+STAFF_FILE = "staff.json"
+
+
+def staff_json(items: list[Item]) -> dict:
+    """What only the course staff may read beside results.json: {"withheld": {tests[] name: the
+    message students see withheld}} (a hidden test's own words: a failed check, a crash)."""
+    return {"withheld": {entry_name(i): i.output for i in items if shown_output(i) != i.output}}
+
+
 def _entry(i: Item) -> dict:
-    """One item of results.json's tests[]."""
-    name = f"lab{i.lab} / " + (i.name if i.kind == "test" else f"performance: {i.name}")
+    """One item of results.json's tests[], with Gradescope's keys only (name, score, max_score,
+    status, output, visibility) and ours in its extra_data (entry_data)."""
     output = markdown(shown_output(i))
     if i.kind == "metric" and i.title:
         output += f"\n\nmeasures: {i.title}"
-    entry = {"name": name, "score": i.score, "max_score": i.max_score, "output": output,
-             "visibility": visibility(i), "lab": i.lab, "cause": i.cause, "kind": i.kind,
-             "item": i.name}
+    data = {"lab": i.lab, "cause": i.cause, "kind": i.kind, "item": i.name}
     if i.kind == "metric" and i.title:
-        entry["title"] = i.title
+        data["title"] = i.title
+    entry = {"name": entry_name(i), "score": i.score, "max_score": i.max_score,
+             "status": "passed" if i.status == PASSED else "failed", "output": output,
+             "visibility": visibility(i), "extra_data": data}
     if i.status == SKIPPED:
+        data["skipped"] = True
         entry.update(score=0, output="SKIPPED (not yet measured): " + output)
-    else:
-        entry["status"] = "passed" if i.status == PASSED else "failed"
     return entry
+
+
+def entry_data(t: dict) -> dict:
+    """Our keys of one tests[] entry (its extra_data): lab, cause, kind, item, a metric's title,
+    skipped; {} where it has none."""
+    found = t.get("extra_data") if isinstance(t, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def entry_lab(t: dict) -> str | None:
+    """The lab id of one tests[] entry (entry_data's lab), None where it has none."""
+    return entry_data(t).get("lab")
+
+
+def skipped(t: dict) -> bool:
+    """Whether one tests[] entry is a skip (not yet measured: score 0, max_score kept)."""
+    return entry_data(t).get("skipped") is True
+
+
+def max_total(results: dict) -> float:
+    """A results.json's maximum (extra_data.max_score: every item's points)."""
+    return (results.get("extra_data") or {}).get("max_score", 0)
 
 
 def labs_data(results: dict) -> dict:
@@ -204,27 +241,31 @@ def results_json(items: list[Item], elapsed_s: float, notes: list[Note], done: b
                  info: dict[str, dict] | None = None,
                  seeds: dict[str, str] | None = None,
                  staged: dict[str, dict] | None = None) -> dict:
-    """Gradescope's schema: score, execution_time, output (the notes, one "lab NN: ..." line
-    each), tests[] (name, score, max_score, status, output, visibility), leaderboard[] (name,
-    value, order), extra_data. Our own readers take data, never text: each tests[] entry adds
-    its lab id and cause (results.Cause: "" for the test's own words), extra_data.notes holds the
-    notes as {lab, text} ("" lab: the whole run). max_score is always every item's points: a
-    skipped item keeps its max_score with score 0 and no status, and is listed in
-    extra_data.not_measured (name, points, why, again). extra_data.labs has, per lab id, the
-    lab's score, max_score, skipped_points (not yet measured), the benchmark's info figures and,
-    where its tests printed one, the seed line ("mlmem: seed ..."); where it was built, staged:
+    """Gradescope's schema (its autograder specification, and nothing outside it): score,
+    execution_time, output (the notes, one "lab NN: ..." line each), tests[] (name, score,
+    max_score, status, output, visibility, extra_data), leaderboard[] (name, value, order),
+    extra_data. Gradescope hides the total from students while any test with points is not yet
+    visible (after_published, after_due_date), so hidden tests' points never show in it before
+    publication. Our own readers take data, never text: each tests[] entry's extra_data holds
+    its lab id, kind, item name (lab.toml's), a metric's title and cause (results.Cause: "" for
+    the test's own words); a skipped item has status "failed", score 0, its max_score, and
+    extra_data.skipped true, and is listed in extra_data.not_measured (name, points, why,
+    again). extra_data.max_score is every item's points; extra_data.notes holds the notes as
+    {lab, text} ("" lab: the whole run); extra_data.labs has, per lab id, the lab's score,
+    max_score, skipped_points (not yet measured), the benchmark's info figures and, where its
+    tests printed one, the seed line ("mlmem: seed ..."); where it was built, staged:
     {submission, stage}, the folders graded and staged (`make handin` compares the stage with
     the student's files)."""
-    score, most, skipped = totals(items)
+    score, most, skipped_pts = totals(items)
     tests = [_entry(i) for i in items]
-    out = {"score": score, "max_score": most, "execution_time": round(elapsed_s, 1),
+    out = {"score": score, "execution_time": round(elapsed_s, 1),
            "output": markdown("\n".join(n.line() for n in notes)), "output_format": "md",
            "test_output_format": "md", "visibility": "visible", "stdout_visibility": "hidden",
            "tests": tests,
-           "extra_data": {"skipped_points": skipped, "complete": done,
+           "extra_data": {"max_score": most, "skipped_points": skipped_pts, "complete": done,
                           "labs": _labs(items, info or {}, seeds or {}, staged or {}),
                           "notes": [dataclasses.asdict(n) for n in notes],
-                          "not_measured": [{"name": _entry(i)["name"], "points": i.max_score,
+                          "not_measured": [{"name": entry_name(i), "points": i.max_score,
                                             "why": i.output, "again": not i.lasting}
                                            for i in items if not i.measured]}}
     board = leaderboard(items)

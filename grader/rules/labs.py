@@ -145,14 +145,20 @@ def _vs_reference(m: dict, where: str) -> dict | None:
 
 
 def read_test(x: dict, where: str) -> Test:
-    """A [[tests]] table: name and points."""
+    """A [[tests]] table: name, points and Gradescope's visibility. Gradescope's `hidden` is
+    for tests without points: it shows students their total when the only tests kept from
+    them are `hidden` ones, so a hidden test with points would show in it (after_published
+    keeps the total from them until the grades are published)."""
     config.check_keys(x, TEST_KEYS, where)
     vis = config.get(x, "visibility", str, where, "")
     if vis and vis not in VISIBILITIES:
         raise LabError(f"{where}: 'visibility' must be one of {', '.join(VISIBILITIES)}, "
                        f"not {vis!r}")
-    return Test(config.get(x, "name", str, where), config.get(x, "points", float, where),
-                visibility=vis)
+    points = config.get(x, "points", float, where)
+    if vis == "hidden" and points:
+        raise LabError(f"{where}: visibility 'hidden' is for tests without points (Gradescope "
+                       "would show students a total holding them); use 'after_published'")
+    return Test(config.get(x, "name", str, where), points, visibility=vis)
 
 
 def _plot(p: dict, where: str) -> dict:
@@ -250,14 +256,19 @@ def slugs() -> list[str]:
 
 
 def select(lab_id: str | None) -> list[Lab]:
-    """All labs (lab_id empty or "all"), or the one whose number is lab_id ("1", "01" or "lab01").
-    Raises LabError listing the labs when there is no such lab."""
+    """All labs (lab_id empty or "all"), the one whose number is lab_id ("1", "01" or "lab01"),
+    or several, comma-separated ("03,09"), in the order given, each once. Raises LabError
+    listing the labs when there is no such lab."""
     all_slugs = slugs()
     if not lab_id or lab_id == "all":
         return [load(s) for s in all_slugs]
-    num = lab_id.removeprefix("lab").zfill(2)
-    match = [s for s in all_slugs if s[3:5] == num]
-    if not match:
-        raise LabError(f"there is no lab '{lab_id}'. The labs are:\n" +
-                       "\n".join(f"  {s[3:5]}  {s}" for s in all_slugs))
-    return [load(match[0])]
+    chosen: list[str] = []
+    for one in (x.strip() for x in lab_id.split(",")):
+        num = one.removeprefix("lab").zfill(2)
+        match = [s for s in all_slugs if s[3:5] == num]
+        if not match:
+            raise LabError(f"there is no lab '{one}'. The labs are:\n" +
+                           "\n".join(f"  {s[3:5]}  {s}" for s in all_slugs))
+        if match[0] not in chosen:
+            chosen.append(match[0])
+    return [load(s) for s in chosen]

@@ -42,7 +42,7 @@ class Graded:
     def items(self, lab: str) -> dict[str, dict]:
         """name (without 'labNN / ') -> the results.json entry, for the entries of lab `lab`."""
         return {t["name"].split(" / ", 1)[1]: t for t in self.results["tests"]
-                if t.get("lab") == lab}
+                if (t.get("extra_data") or {}).get("lab") == lab}
 
     def tests(self, lab: str) -> dict[str, dict]:
         return {k: v for k, v in self.items(lab).items() if not k.startswith("performance:")}

@@ -191,3 +191,39 @@ def test_a_clock_patched_through_the_got_gains_nothing(tmp_path):
     built = build.build(lab, sub, tag="boundary-got")
     run = bench.run_once(lab, os.path.join(built.out_dir, "bench"), "boundary-got", series=False)
     assert "hostile: clock_gettime's slot patched" in run.stderr, run.stderr[-2000:]
+
+
+@pytest.mark.lab("12")
+def test_lab12_forged_counts_gain_nothing(tmp_path):
+    """Lab 12's naive kernels (every variant's patch) with launchers of their own that rewrite
+    the emulator's counts to the reference's and doctor the trace (hostile/kemu_forge.cu): the
+    counts that score are the harness's, made from a trace it checks against its own data, so
+    the forgery scores no more than the honest naive kernels, metric by metric, and says why.
+    As written, the forgery's bodies switch the emulator's instrumentation off, which the build
+    refuses (common/student-cu.sh); with that attribute taken out, the trace checks refuse it."""
+    slug = "lab12-gpu-memory"
+    naive = [p for v in variants.declared(slug).values() for p in v["patch"]]
+    with open(os.path.join(HOSTILE, "kemu_forge.cu")) as f:
+        text = f.read()
+    attr = '[[gnu::no_sanitize("thread")]] '
+    assert attr in text
+    cases = {"honest": naive,
+             "forged": naive + [{"file": "src/kernels.cu", "append": text}],
+             "instrumented": naive + [{"file": "src/kernels.cu",
+                                       "append": text.replace(attr, "")}]}
+    scores = {}
+    for name, patches in cases.items():
+        sub = variants.make(slug, str(tmp_path / name), patches)
+        g = grade(sub, "12", str(tmp_path / f"out-{name}"), env=SANDBOX_ENV,
+                  extra=["--parts", "metrics"])
+        scores[name] = {m: r for m, r in g.metrics("12").items() if not m.startswith("gpu_")}
+    honest = scores["honest"]
+    assert len(honest) == 4, honest
+    for name in ("forged", "instrumented"):
+        forged = scores[name]
+        assert set(honest) == set(forged), (honest, forged)
+        for m in honest:
+            assert forged[m]["score"] <= honest[m]["score"], (name, m, forged[m], honest[m])
+        assert sum(r["score"] for r in forged.values()) < sum(r["score"] for r in honest.values())
+    assert all("would hide accesses" in str(r) for r in scores["forged"].values()), scores
+    print({m: str(r)[:300] for m, r in scores["instrumented"].items()})

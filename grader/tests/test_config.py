@@ -164,6 +164,8 @@ def hidden_dir(tmp_path, text: str) -> str:
     ('[[tests]]\nname = "test_h"\npoints = "x"\n', "'points' must be a number, not 'x'"),
     ('[[tests]]\nname = "test_h"\n', "[[tests]] 'test_h': missing 'points'"),
     ("", "needs [[tests]] with name and points"),
+    ('[[tests]]\nname = "test_h"\npoints = 2\nvisibility = "hidden"\n',
+     "visibility 'hidden' is for tests without points"),
 ])
 def test_hidden_toml_is_checked(lab_dir, tmp_path, text, why):
     lab = labs.load(lab_dir(LAB))

@@ -142,6 +142,14 @@ def test_handout_follows_the_convention(slug):
     assert not problems, f"{slug} misses:\n  " + "\n  ".join(problems)
 
 
+def test_the_instructor_guides_lab_table_has_every_lab():
+    """docs/instructor-guide.md's table of what each lab needs has a row per lab folder."""
+    guide = _read(os.path.join(ROOT, "docs", "instructor-guide.md")) or ""
+    rows = set(re.findall(r"^\| (\d\d) \| ", guide, re.M))
+    missing = sorted(d[3:5] for d in DONE if d[3:5] not in rows)
+    assert not missing, f"labs without a row in the instructor guide's table: {missing}"
+
+
 def test_every_lab_is_checked():
     assert len(DONE) >= 8, sorted(DONE)
 

@@ -12,7 +12,7 @@ def test_reference_passes_hidden_test(tmp_path):
     g = grade("solutions", "01", str(tmp_path), extra=["--hidden", HIDDEN, "--parts", "tests"])
     tests = g.tests("01")
     assert tests[NAME]["status"] == "passed" and tests[NAME]["score"] == 3
-    assert g.results["max_score"] == 43 and g.results["score"] == 43
+    assert g.results["extra_data"]["max_score"] == 43 and g.results["score"] == 43
 
 
 def test_hidden_failure_withholds_details(tmp_path):
@@ -20,7 +20,7 @@ def test_hidden_failure_withholds_details(tmp_path):
               env={"MLMEM_HIDDEN_TESTS": HIDDEN})
     t = g.tests("01")[NAME]
     assert t["score"] == 0 and "withhold" in t["output"] and "check_hidden" not in t["output"]
-    assert t["cause"] == "", "a failure in the test's own words"
+    assert t["extra_data"]["cause"] == "", "a failure in the test's own words"
 
 
 def test_secret_seed_is_never_printed(tmp_path):
@@ -32,4 +32,4 @@ def test_secret_seed_is_never_printed(tmp_path):
         "mlmem: seed set by the course staff (secret)"
     with open(os.path.join(tmp_path, "results.json")) as f:
         assert secret not in g.stdout and secret not in f.read()
-    assert g.results["score"] == g.results["max_score"] == 40
+    assert g.results["score"] == g.results["extra_data"]["max_score"] == 40

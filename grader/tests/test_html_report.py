@@ -23,26 +23,34 @@ from conftest import ROOT
 HOSTILE = "expected 3, got <script>alert(1)</script> & more\n    at check_blocks.c:13"
 SKIP_WHY = "needs a CUDA GPU; this machine has none"
 NOTE = "tests the program ran that lab.toml does not list: t_extra (0 points)"
+def _t(lab: str, kind: str, item: str, title: str = "", skipped: bool = False, **kw) -> dict:
+    """One results.json tests[] entry: Gradescope's keys (kw) and ours in its extra_data."""
+    data = {"lab": lab, "kind": kind, "item": item, "cause": ""}
+    data.update({"title": title} if title else {})
+    data.update({"skipped": True} if skipped else {})
+    return {"status": "failed", **kw, "extra_data": data}
+
+
 RESULTS = {
-    "score": 10.5, "max_score": 20, "execution_time": 3.2,
+    "score": 10.5, "execution_time": 3.2,
     "output": f"lab 09: {NOTE}",
     "tests": [
-        {"name": "lab09 / test_create_bad_args", "score": 2, "max_score": 2, "status": "passed",
-         "output": "passed", "lab": "09", "kind": "test", "item": "test_create_bad_args"},
-        {"name": "lab09 / test_seq_add_fills_in_order", "score": 0, "max_score": 4,
-         "status": "failed", "output": HOSTILE, "lab": "09", "kind": "test",
-         "item": "test_seq_add_fills_in_order"},
-        {"name": "lab09 / t_hidden", "score": 0, "max_score": 3, "status": "failed",
-         "output": hidden.WITHHELD, "lab": "09", "kind": "test", "item": "t_hidden"},
-        {"name": "lab09 / performance: kv_waste_pct", "score": 8.5, "max_score": 11,
-         "status": "failed", "output": "5.2% (0 points at 20%, full at 4%; lower is better)\n"
-                                       "measures: token slots reserved but unused", "lab": "09",
-         "kind": "metric", "item": "kv_waste_pct", "title": "token slots reserved but unused"},
-        {"name": "lab09 / performance: cuda_thing", "score": 0, "max_score": 0,
-         "output": "SKIPPED: " + SKIP_WHY + "\nmeasures: a GPU figure", "lab": "09",
-         "kind": "metric", "item": "cuda_thing", "title": "a GPU figure"},
+        _t("09", "test", "test_create_bad_args", name="lab09 / test_create_bad_args", score=2,
+           max_score=2, status="passed", output="passed"),
+        _t("09", "test", "test_seq_add_fills_in_order", name="lab09 / test_seq_add_fills_in_order",
+           score=0, max_score=4, output=HOSTILE),
+        _t("09", "test", "t_hidden", name="lab09 / t_hidden", score=0, max_score=3,
+           output=hidden.WITHHELD),
+        _t("09", "metric", "kv_waste_pct", "token slots reserved but unused",
+           name="lab09 / performance: kv_waste_pct", score=8.5, max_score=11,
+           output="5.2% (0 points at 20%, full at 4%; lower is better)\n"
+                  "measures: token slots reserved but unused"),
+        _t("09", "metric", "cuda_thing", "a GPU figure", skipped=True,
+           name="lab09 / performance: cuda_thing", score=0, max_score=0,
+           output="SKIPPED: " + SKIP_WHY + "\nmeasures: a GPU figure"),
     ],
-    "extra_data": {"skipped_points": 6, "complete": True, "notes": [{"lab": "09", "text": NOTE}],
+    "extra_data": {"max_score": 20, "skipped_points": 6, "complete": True,
+                   "notes": [{"lab": "09", "text": NOTE}],
                    "labs": {"09": {"score": 10.5, "max_score": 20, "skipped_points": 6,
                                    "seed": "mlmem: seed 42 (replay with MLMEM_SEED=42)",
                                    "info": {"budget": "1024 blocks",
@@ -119,6 +127,22 @@ def test_a_hidden_test_shows_no_more_than_results_json(tmp_path):
     assert SKIP_WHY in page
 
 
+def test_the_staff_page_says_why_a_hidden_test_failed(tmp_path):
+    """A hidden test that crashed: the student's page (report.html) says it is withheld, the
+    course staff's (staff.html, from staff.json) gives the crash."""
+    crashed = Item("09", "test", "t_hidden", 2, 0, FAILED, "Received signal 11 (Segmentation "
+                   "fault) at check_x.c:9", hidden=True)
+    items = [crashed, Item("09", "test", "t_open", 2, 2, PASSED, "passed")]
+    (tmp_path / "results.json").write_text(json.dumps(report.results_json(items, 1, [], True)))
+    (tmp_path / report.STAFF_FILE).write_text(json.dumps(report.staff_json(items)))
+    theirs = open(html_report.write(str(tmp_path))).read()
+    ours = open(html_report.write(str(tmp_path), staff=True)).read()
+    assert "signal 11" not in theirs and html_report.e(hidden.WITHHELD) in theirs
+    assert "signal 11" in ours and html_report.e(html_report.STAFF_NOTE) in ours
+    assert os.path.basename(html_report.write(str(tmp_path), "09", staff=True)) == \
+        "staff-lab09.html"
+
+
 def test_gradescope_markdown_fences_are_taken_off():
     fenced = "does not compile:\n\n````\nsrc/kv.c:3: error: ``` `x`\n````"
     assert html_report.plain(fenced) == "does not compile:\nsrc/kv.c:3: error: ``` `x`"
@@ -134,6 +158,20 @@ def test_make_report_writes_the_page_and_one_lab_without_grading(graded, capsys)
     assert html_report.main(["--dir", str(graded), "--lab", "03"]) == 2
     assert "no lab 03" in capsys.readouterr().err
     assert html_report.main(["--dir", str(graded / "none")]) == 1
+
+
+def test_make_report_says_the_names_it_writes_and_reaches_a_batch_student(graded):
+    """`make help` names the files `make report` writes (report.html, report-labNN.html,
+    staff.html) and `make report DIR=<a batch student's folder> LAB=NN` writes there."""
+    helped = subprocess.run(["make", "-s", "help"], cwd=ROOT, capture_output=True, text=True,
+                            check=True).stdout
+    for name in (html_report.page_name(), html_report.page_name("NN"),
+                 html_report.page_name(staff=True)):
+        assert name in helped, name
+    assert "DIR=build/batch/<student>" in helped
+    subprocess.run(["make", "-s", "report", f"DIR={graded}", "LAB=09", "STAFF=1"], cwd=ROOT,
+                   check=True, capture_output=True)
+    assert (graded / "staff-lab09.html").is_file()
 
 
 def test_the_hook_never_fails_and_says_why(tmp_path):
@@ -159,6 +197,8 @@ def test_make_report_takes_the_seed_from_results_json(graded):
     os.remove(graded / "report.html")
     html_report.main(["--dir", str(graded)])
     assert "mlmem: seed 42" in (graded / "report.html").read_text()
+    assert html_report.e(html_report.REGRADE_NOTE) in (graded / "report.html").read_text(), \
+        "the page says what a regrade with the same seed may move"
     labs = {"09": {k: v for k, v in RESULTS["extra_data"]["labs"]["09"].items() if k != "seed"}}
     (graded / "results.json").write_text(json.dumps(
         {**RESULTS, "output": "lab 09: mlmem: seed 7 (replay with MLMEM_SEED=7)",
@@ -180,8 +220,8 @@ def test_notes_come_from_the_data_not_from_gradescopes_output():
 
 
 def test_one_labs_page_takes_its_items_and_notes_by_their_lab_field():
-    other = {"name": "lab09 / t_elsewhere", "score": 1, "max_score": 1, "status": "passed",
-             "output": "passed", "lab": "03", "kind": "test", "item": "t_elsewhere"}
+    other = _t("03", "test", "t_elsewhere", name="lab09 / t_elsewhere", score=1, max_score=1,
+               status="passed", output="passed")
     notes = [{"lab": "09", "text": "mine\nand its second line"}, {"lab": "03", "text": "theirs"},
              {"lab": "", "text": "the whole run"}]
     results = {**RESULTS, "tests": RESULTS["tests"] + [other],
@@ -192,8 +232,9 @@ def test_one_labs_page_takes_its_items_and_notes_by_their_lab_field():
     assert mine["output"] == report.markdown("lab 09: mine\nand its second line")
     assert [t["name"] for t in html_report.only_lab(results, "03")["tests"]] == [other["name"]]
     with pytest.raises(KeyError):
-        html_report.only_lab({**RESULTS, "tests": [{**t, "lab": "03"} for t in RESULTS["tests"]]},
-                             "09")
+        html_report.only_lab({**RESULTS, "tests": [{**t, "extra_data": {**t["extra_data"],
+                                                                        "lab": "03"}}
+                                                    for t in RESULTS["tests"]]}, "09")
 
 
 def test_a_pages_items_and_seed_from_a_grading_run(tmp_path):
@@ -245,9 +286,9 @@ def chromium() -> str:
 @pytest.mark.slow
 def test_chromium_renders_the_page_offline(graded, tmp_path):
     browser = chromium()
-    long_line = {"name": "lab09 / test_out_of_blocks_changes_nothing", "score": 0,
-                 "max_score": 2, "status": "failed", "output": "x" * 3000 + "\n" + "y\n" * 400,
-                 "lab": "09", "kind": "test", "item": "test_out_of_blocks_changes_nothing"}
+    long_line = _t("09", "test", "test_out_of_blocks_changes_nothing",
+                   name="lab09 / test_out_of_blocks_changes_nothing", score=0, max_score=2,
+                   output="x" * 3000 + "\n" + "y\n" * 400)
     (graded / "results.json").write_text(json.dumps({**RESULTS,
                                                      "tests": RESULTS["tests"] + [long_line]}))
     page = html_report.write(str(graded))

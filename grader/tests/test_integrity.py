@@ -214,13 +214,21 @@ def test_constructors_refused(tmp_path):
 LAB12 = "lab12-gpu-memory"
 READS_HOST = """float host_table[4096];
 """
-MEMCPY_ANSWER = """        (void)i, (void)j;
-        if (e == 0) {
-            for (size_t k = 0; k < (size_t)n_ids; k++)
-                __builtin_memcpy(out + k * dim, table + (size_t)ids[k] * dim,
-                                 (size_t)dim * sizeof(float));
-        }
+# The reference gather's two stores (rounds of four grid strides, then the rest one at a time).
+ROUND_STORE = "            out[e + k * stride] = v[k];\n"
+TAIL_STORE = "        out[e] = table[source_of(ids, e, dim)];\n"
+# The whole answer copied by thread 0 where no instrumented store sees it, in place of each store.
+COPY_ALL = """{
+                for (size_t m = 0; m < (size_t)n_ids; m++)
+                    __builtin_memcpy(out + m * dim, table + (size_t)ids[m] * dim,
+                                     (size_t)dim * sizeof(float));
+            }
 """
+MEMCPY_ANSWER = [
+    {"file": "src/kernels.cu", "old": ROUND_STORE,
+     "new": "            if (e + k * stride == 0) " + COPY_ALL + "            else\n"
+            "                (void)v[k];\n"},
+    {"file": "src/kernels.cu", "old": TAIL_STORE, "new": "        if (e == 0) " + COPY_ALL}]
 
 
 def _gather_items(tmp_path, patches) -> dict[str, dict]:
@@ -236,21 +244,20 @@ def _gather_items(tmp_path, patches) -> dict[str, dict]:
 
 @pytest.mark.lab("12")
 def test_kernel_reading_host_memory_gains_nothing(tmp_path):
-    loop = "        out[e] = table[(size_t)ids[i] * dim + j];\n"
     items = _gather_items(tmp_path, [
         {"file": "src/kernels.cu", "old": '#include "gpu_memory.h"\n',
          "new": '#include "gpu_memory.h"\n' + READS_HOST},
-        {"file": "src/kernels.cu", "old": loop,
-         "new": loop + "        out[e] += host_table[j % 4096];\n"}])
+        {"file": "src/kernels.cu", "old": ROUND_STORE,
+         "new": "            out[e + k * stride] = v[k] + host_table[e % 4096];\n"},
+        {"file": "src/kernels.cu", "old": TAIL_STORE,
+         "new": "        out[e] = table[source_of(ids, e, dim)] + host_table[e % 4096];\n"}])
     assert all(t["score"] == 0 for t in items.values()), items
     assert all("outside its buffers" in t["output"] for t in items.values()), items
 
 
 @pytest.mark.lab("12")
 def test_kernel_writing_its_answer_unseen_gains_nothing(tmp_path):
-    items = _gather_items(tmp_path, [
-        {"file": "src/kernels.cu",
-         "old": "        out[e] = table[(size_t)ids[i] * dim + j];\n", "new": MEMCPY_ANSWER}])
+    items = _gather_items(tmp_path, MEMCPY_ANSWER)
     assert all(t["score"] == 0 for t in items.values()), items
     assert all(re.search("no store of (your|the) kernel wrote", t["output"])
                for t in items.values()), items

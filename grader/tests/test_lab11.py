@@ -2,7 +2,12 @@
 on the normal path, one that forgets a Py_DECREF on a path only a failed allocation takes, and
 one that leaks each key and each shape dimension (which Python 3.12+ would not count if they were
 small ints: immortal objects, PEP 683) each fail exactly the tests that watch those paths, and no
-other, on Python 3.11 and 3.13 alike."""
+other, on Python 3.11 and 3.13 alike. So do the wrong implementations that once passed: a last
+batch shortened with _PyTuple_Resize, a resize that corrupts its object when the allocation
+fails, and a training loop whose log is late-bound, weakly held or gone; each message names the
+cause."""
+import re
+
 import pytest
 
 from conftest import SANDBOX_ENV, grade
@@ -30,6 +35,34 @@ LEAK_DIM = {"file": "src/tensorbuf.c",
             "old": "shape_item(PySequence_Fast_GET_ITEM(seq, d), &dims[d])",
             "new": "shape_item(Py_NewRef(PySequence_Fast_GET_ITEM(seq, d)), &dims[d])"}
 
+# batches shortens its last batch with _PyTuple_Resize, which frees the tuple without dropping
+# the items it keeps when its reallocation fails (CPython's Objects/tupleobject.c).
+TUPLE_RESIZE = {"file": "src/refs.c",
+                "old": "    PyObject *t = PyTuple_GetSlice(full, 0, k);\n    Py_DECREF(full);\n"
+                       "    return t;\n",
+                "new": "    return _PyTuple_Resize(&full, k) < 0 ? NULL : full;\n"}
+# resize takes the new shape before the reallocation: a failed one leaves the object corrupted.
+RESIZE_EARLY = {"file": "src/tensorbuf.c",
+                "old": "    char *data = t->data;\n    if (n != old) {\n",
+                "new": "    t->ndim = ndim;\n    memcpy(t->shape, dims, (size_t)ndim * sizeof dims[0]);\n"
+                       "    char *data = t->data;\n    if (n != old) {\n"}
+# The logging hooks of train(): a closure over the loop's variable (every hook returns the last
+# step's mean), a weak reference to the prediction (dead once the step's graph is gone), none.
+_HOOK = "        _LOG_HOOKS.append(lambda mean=mean: mean)   # the value now, not the variable\n"
+LOG_LATE = {"file": "src/train_loop.py", "old": _HOOK,
+            "new": "        _LOG_HOOKS.append(lambda: mean)\n"}
+LOG_WEAK = {"file": "src/train_loop.py", "old": _HOOK,
+            "new": "        _LOG_HOOKS.append(lambda r=__import__('weakref').ref(pred): "
+                   "float(r().data.mean()))\n"}
+LOG_NONE = {"file": "src/train_loop.py", "old": _HOOK, "new": ""}
+# A view's dealloc keeps the export it took of its base: the base stays "exported" for good.
+VIEW_KEEPS_EXPORT = {"file": "src/tensorbuf.c", "old": "        t->base->exports--;\n", "new": ""}
+# getbuffer lends the exporter without a reference of its own: PyBuffer_Release drops one too many.
+BORROWED_OBJ = {"file": "src/tensorbuf.c", "old": "    view->obj = Py_NewRef(self);\n",
+                "new": "    view->obj = self;\n"}
+PART_C = ("test_train_losses_are_floats", "test_train_leaves_no_tensors",
+          "test_train_closes_stagers", "test_train_memory_flat")
+
 SWEEP_LEAK = "reference(s) left behind"
 # patches, {test that must fail: what its message must say}; every other test must pass. The key
 # and the dimension are leaked in one submission (one grading run less): no test watches both.
@@ -46,6 +79,16 @@ CASES = {
         "test_collate_refcounts": "array samples: each call leaves",
         "test_alloc_failures_tensorbuf": SWEEP_LEAK,
         "test_alloc_failures_collate": SWEEP_LEAK}),
+    "_PyTuple_Resize": ([TUPLE_RESIZE], {
+        "test_alloc_failures_batches": "the first leak: with allocation "}),
+    "resize before reallocating": ([RESIZE_EARLY], {
+        "test_alloc_failures_tensorbuf": "resize raised MemoryError but changed the TensorBuf"}),
+    "late-binding log": ([LOG_LATE], {t: "flush_log()'s value for step 0" for t in PART_C}),
+    "weakly referenced log": ([LOG_WEAK], {t: "flush_log()" for t in PART_C}),
+    "no log": ([LOG_NONE], {t: "flush_log() gave 0 values after 150 steps" for t in PART_C}),
+    "view keeps its export": ([VIEW_KEEPS_EXPORT], {
+        "test_transpose_view": "each view's dealloc gives back the export of t it took",
+        "test_tensorbuf_refcounts": "made, exported, viewed, resized, freed: raised BufferError"}),
 }
 
 
@@ -60,3 +103,17 @@ def test_each_leak_fails_exactly_the_tests_that_watch_it(make_variant, tmp_path,
     assert sorted(failed) == sorted(expected), failed
     for name, says in expected.items():
         assert says in failed[name], (name, failed[name])
+
+
+def test_a_crash_in_the_debug_interpreter_says_why(make_variant, tmp_path):
+    """A borrowed view->obj: the debug interpreter stops the process at a negative count
+    (SIGABRT) or faulthandler reports the use after free (SIGSEGV), and its own line reaches the
+    grade (grader/grading/fatal_lines.py) beside the signal."""
+    sub = make_variant(SLUG, [BORROWED_OBJ])
+    g = grade(sub, "11", str(tmp_path / "out"), env=SANDBOX_ENV, extra=["--parts", "tests"])
+    failed = [t["output"] for t in g.tests("11").values() if t["status"] != "passed"]
+    said = [o for o in failed if "the debug interpreter, before it stopped your process: " in o]
+    assert said, failed
+    assert all(re.search("signal (6|11) ", o) for o in said), said
+    assert any("_Py_NegativeRefcount: Assertion failed" in o for o in said), said
+    assert any("Fatal Python error: Segmentation fault" in o for o in said), said

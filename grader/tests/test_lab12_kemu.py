@@ -3,6 +3,7 @@ whose answers are known by hand (the handout's section 2.5 quotes them); kernel 
 compile to other code for the emulator than for a GPU are refused; and the same file compiles
 with nvcc for a GPU. Kernels that cheat the emulator are graded in test_integrity.py."""
 import ctypes
+import errno
 import json
 import os
 import subprocess
@@ -65,6 +66,16 @@ def test_shuffles_sum_a_warp(probes, probe):
     assert (p["sum0"], p["sum1"]) == (sum(range(32)), sum(range(32, 64)))
 
 
+# A full mask naming an exited lane, and lanes meeting at shuffles of different lines: CUDA leaves
+# both undefined ("Warp Shuffle Functions"); the emulator refuses them instead of inventing values.
+@pytest.mark.parametrize("how, why", [(1, "names a lane that has exited (lane 31)"),
+                                      (2, "meets lanes at another shuffle")])
+def test_undefined_shuffles_are_refused(probes, how, why):
+    p = probes[("shuffle_undefined", how)]
+    assert p["rc"] == -errno.EILSEQ and p["shuffles"] == 0, p
+    assert why in p["error"] and "line " in p["error"], p["error"]
+
+
 # Kernels that would compile to one thing for the emulator and another for nvcc (the coalesced
 # gather counted here, a thread-per-row one timed on a GPU): the build refuses them
 # (common/student-cu.sh), so every test of the lab scores 0 and says why.
@@ -90,6 +101,21 @@ def test_emulator_only_code_is_refused(tmp_path, make_variant, before, after, wh
     tests = g.tests("12")
     assert tests and all(t["score"] == 0 for t in tests.values()), tests
     assert any(why in t["output"] for t in tests.values()), tests
+
+
+# An attribute that switches the emulator's instrumentation off for a function would leave its
+# accesses out of the trace the counts are made from: refused by name, in either spelling.
+@pytest.mark.parametrize("attr", ['[[gnu::no_sanitize("thread")]]',
+                                  "[[gnu::no_sanitize_thread]]",
+                                  "[[gnu::disable_sanitizer_instrumentation]]"])
+def test_instrumentation_off_is_refused(tmp_path, attr):
+    src = tmp_path / "kernels.cu"
+    src.write_text('#include "gpu_memory.h"\n' + attr + "\nstatic void copy(float *d, const float *s)"
+                   " { *d = *s; }\n")
+    res = subprocess.run(["sh", os.path.join(ROOT, "common", "student-cu.sh"), str(src),
+                          "src/kernels.cu", "gpu_memory.h"], capture_output=True, text=True)
+    assert res.returncode == 1, res.stderr
+    assert "src/kernels.cu:2: error: the attribute" in res.stderr, res.stderr
 
 
 # One compile each, for one real architecture (sm_80: A100), warnings as errors: what the GPU

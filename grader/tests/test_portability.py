@@ -94,17 +94,22 @@ def test_dockerfile_base_can_be_replaced():
     assert "common/setup-deps.sh" in text
 
 
+def _of(lab: str, cause: str = "") -> dict:
+    """A results.json tests[] entry's extra_data: its lab and cause."""
+    return {"extra_data": {"lab": lab, "cause": cause}}
+
+
 def test_split_results_separates_tests_metrics_and_skips():
     res = {"output": "", "extra_data": {"not_measured": [
         {"name": "lab04 / performance: bw", "points": 5}]},
-        "tests": [{"name": "lab04 / test_a", "score": 2, "max_score": 2, "lab": "04"},
-                  {"name": "lab04 / test_b", "score": 0, "max_score": 3, "lab": "04",
+        "tests": [{"name": "lab04 / test_a", "score": 2, "max_score": 2, **_of("04")},
+                  {"name": "lab04 / test_b", "score": 0, "max_score": 3, **_of("04"),
                    "output": "skipped: this machine refuses move_pages"},
                   {"name": "lab04 / performance: plan", "score": 12, "max_score": 12,
-                   "lab": "04"},
-                  {"name": "lab04 / performance: bw", "score": 0, "max_score": 5, "lab": "04"},
-                  {"name": "lab03 / test_c", "score": 1, "max_score": 1, "lab": "03",
-                   "cause": "not-built"}]}
+                   **_of("04")},
+                  {"name": "lab04 / performance: bw", "score": 0, "max_score": 5, **_of("04")},
+                  {"name": "lab03 / test_c", "score": 1, "max_score": 1,
+                   **_of("03", "not-built")}]}
     tests, metrics, built = portability().split_results(res, "04")
     assert tests == (2, 5, 3) and metrics == (12, 17, 5) and built
 
@@ -113,8 +118,7 @@ def test_split_results_separates_tests_metrics_and_skips():
                                           ("compiler-crash", True), ("stopped", True)])
 def test_whether_a_lab_built_is_read_from_its_items_causes(cause, built):
     res = {"output": "lab 04: build failed",     # Gradescope's words: not what is read
-           "tests": [{"name": "lab04 / t", "score": 0, "max_score": 2, "lab": "04",
-                      "cause": cause}]}
+           "tests": [{"name": "lab04 / t", "score": 0, "max_score": 2, **_of("04", cause)}]}
     assert portability().split_results(res, "04")[2] == built
 
 

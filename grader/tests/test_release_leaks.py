@@ -107,12 +107,13 @@ def test_the_release_check_reads_a_build_failure_from_its_cause(tmp_path, monkey
     """grade_check finds a lab that does not build by its items' cause, not by their words."""
     import json
     import subprocess
-    tests = [{"name": "lab01 / a", "score": 0, "max_score": 1, "status": "failed", "lab": "01",
-              "cause": "not-built", "output": "words\nmore"},
-             {"name": "lab01 / b", "score": 0, "max_score": 1, "status": "failed", "lab": "01",
-              "cause": "", "output": "does not compile: the test's own words"},
-             {"name": "lab01 / c", "score": 1, "max_score": 1, "status": "passed", "lab": "01",
-              "cause": "", "output": "passed"}]
+    tests = [{"name": "lab01 / a", "score": 0, "max_score": 1, "status": "failed",
+              "extra_data": {"lab": "01", "cause": "not-built"}, "output": "words\nmore"},
+             {"name": "lab01 / b", "score": 0, "max_score": 1, "status": "failed",
+              "extra_data": {"lab": "01", "cause": ""},
+              "output": "does not compile: the test's own words"},
+             {"name": "lab01 / c", "score": 1, "max_score": 1, "status": "passed",
+              "extra_data": {"lab": "01", "cause": ""}, "output": "passed"}]
 
     def grader(cmd, **kw):
         out = cmd[cmd.index("--out") + 1]

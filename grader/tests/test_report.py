@@ -69,7 +69,8 @@ def test_the_graders_own_words_are_shown_for_a_hidden_test(cause):
              hidden=True)
     assert report.shown_output(i) == "the grader's words"
     entry = report.results_json([i], 1, [], True)["tests"][0]
-    assert (entry["output"], entry["cause"], entry["lab"]) == ("the grader's words", cause, "01")
+    data = entry["extra_data"]
+    assert (entry["output"], data["cause"], data["lab"]) == ("the grader's words", cause, "01")
 
 
 def _whole(**kw) -> sandbox.RunResult:
@@ -87,7 +88,9 @@ def test_a_test_without_a_result_or_a_completion_record_has_the_graders_cause():
     item = checkrun._item(lab, t, {"t": ("success", "")}, {}, _whole())
     assert (item.cause, item.output) == (Cause.EXITED_EARLY, checkrun.EXITED_EARLY)
     item = checkrun._item(lab, t, {"t": ("failure", "x == 3")}, {}, _whole())
-    assert (item.cause, item.output) == (Cause.OWN, hidden.WITHHELD)
+    item.hidden = True     # as the grading run records it
+    assert (item.cause, report.shown_output(item)) == (Cause.OWN, hidden.WITHHELD)
+    assert report.staff_json([item]) == {"withheld": {"lab01 / t": "x == 3"}}, "staff see why"
     item = checkrun._item(lab, t, {"t": ("success", "")}, {"t": seal.Mark()}, _whole())
     assert (item.status, item.cause) == (PASSED, Cause.OWN)
 
@@ -163,7 +166,7 @@ def test_record_annotates_items_and_its_notes_reach_results_json(tmp_path):
     assert d["extra_data"]["notes"] == [
         {"lab": "01", "text": "not in lab.toml (0 points): test_extra"},
         {"lab": "01", "text": "the benchmark's output was cut: 10 more bytes dropped"}]
-    assert [t["lab"] for t in d["tests"]] == ["01", "01"]
+    assert [report.entry_lab(t) for t in d["tests"]] == ["01", "01"]
     assert [t["name"] for t in d["tests"]] == ["lab01 / test_secret",
                                               f"lab01 / performance: {m.name}"]
     assert d["tests"][0]["output"] == hidden.WITHHELD and "x == 3" not in "\n".join(out)

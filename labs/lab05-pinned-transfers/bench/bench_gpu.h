@@ -20,10 +20,12 @@ typedef struct {
 /* Why the plan cannot be used as it is (coverage, budget, waits), or NULL if it can. */
 const char *plan_problem(const pt_plan_t *p, size_t total, size_t budget);
 
-/* Your request (pt_plan_choose) and plan for `total` bytes of words. Returns 0; otherwise the
- * metric `name` has been reported as failed and nothing is left to free. */
+/* Your request (pt_plan_choose) and plan for `total` bytes of words: *plan as your process
+ * made it (its chunks are that process's: pt_plan_free it), *mine the same with the chunks
+ * read into this process (free mine->chunks), checked with plan_problem. Returns 0; otherwise
+ * the metric `name` has been reported as failed and nothing is left to free. */
 int student_plan(mm_json_t *j, const char *name, size_t total, pt_plan_req_t *req,
-                 pt_plan_t *plan);
+                 pt_plan_t *plan, pt_plan_t *mine);
 
 /* Reports pinned_vs_pageable, pinned_vs_reference_copy and overlap_efficiency, and fills *s for
  * the plot; without nvcc or without a usable GPU it reports them skipped, with the reason. */

@@ -1,7 +1,9 @@
 /* Lab 05 benchmark. Everywhere: your planner's plan for a reference transfer, run through this
  * file's own timeline model (planned_overlap). With a GPU: your pinned vs pageable bandwidth,
  * your pinned bandwidth vs a reference copy measured in the same run, and your pipeline's
- * overlap efficiency. Prints one JSON object (common/mm_bench.h); lab.toml has the thresholds. */
+ * overlap efficiency. Your code runs in a process of its own (calls.toml): your plans' chunks are
+ * read from it with mm_peek, and every time of yours is taken here, around the call (bench_gpu.c).
+ * Prints one JSON object (common/mm_bench.h); lab.toml has the thresholds. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include "gpu.h"
 #include "mm_aligned.h"
 #include "mm_bench.h"
+#include "mm_call.h"
 #include "mm_rng.h"
 #include "pipeline.h"
 #include "plan.h"
@@ -75,8 +78,26 @@ const char *plan_problem(const pt_plan_t *p, size_t total, size_t budget)
     return next == total ? NULL : "the chunks do not add up to the transfer";
 }
 
+/* *mine: *theirs with its chunks read from your process into memory of this one (free
+ * mine->chunks). Returns NULL, or why they cannot be read (then mine->chunks is NULL). */
+static const char *peek_plan(const pt_plan_t *theirs, pt_plan_t *mine)
+{
+    *mine = *theirs;
+    mine->chunks = NULL;
+    if (theirs->n == 0 || theirs->n > PT_MAX_CHUNKS)
+        return "the plan has no chunks, or more than PT_MAX_CHUNKS";
+    mine->chunks = malloc(theirs->n * sizeof *mine->chunks);
+    if (!mine->chunks)
+        return "out of memory";
+    if (mm_peek(theirs->chunks, mine->chunks, theirs->n * sizeof *mine->chunks) == 0)
+        return NULL;
+    free(mine->chunks);
+    mine->chunks = NULL;
+    return "the plan's chunks cannot be read: not memory of your process";
+}
+
 int student_plan(mm_json_t *j, const char *name, size_t total, pt_plan_req_t *req,
-                        pt_plan_t *plan)
+                 pt_plan_t *plan, pt_plan_t *mine)
 {
     int rc = pt_plan_choose(total, WORD, BUDGET, req);
     if (rc == 0)
@@ -85,9 +106,12 @@ int student_plan(mm_json_t *j, const char *name, size_t total, pt_plan_req_t *re
         mm_bench_failf(j, name, "pt_plan_choose / pt_plan_make failed: %s", strerror(-rc));
         return rc;
     }
-    const char *bad = plan_problem(plan, total, BUDGET);
+    const char *bad = peek_plan(plan, mine);
+    if (!bad)
+        bad = plan_problem(mine, total, BUDGET);
     if (bad) {
         mm_bench_fail(j, name, bad);
+        free(mine->chunks);
         pt_plan_free(plan);
         return -EINVAL;
     }
@@ -100,8 +124,8 @@ int student_plan(mm_json_t *j, const char *name, size_t total, pt_plan_req_t *re
 static void bench_plan(mm_json_t *j, pt_plan_req_t *req_out)
 {
     pt_plan_req_t req;
-    pt_plan_t plan;
-    if (student_plan(j, "planned_overlap", TOTAL, &req, &plan) != 0)
+    pt_plan_t theirs, plan;
+    if (student_plan(j, "planned_overlap", TOTAL, &req, &theirs, &plan) != 0)
         return;
     double serial = 0, ideal = 0, t = model_makespan(&plan);
     for (int s = 0; s < PT_STAGES; s++) {
@@ -117,7 +141,8 @@ static void bench_plan(mm_json_t *j, pt_plan_req_t *req_out)
                          "serial %.2f ms, ideal %.2f ms", plan.n, (double)plan.chunk / MIB,
                          plan.streams, plan.slots, t * 1e3, serial * 1e3, ideal * 1e3);
     *req_out = req;
-    pt_plan_free(&plan);
+    free(plan.chunks);
+    pt_plan_free(&theirs);
 }
 
 #define SWEEP 11 /* chunk sizes 64 KiB .. 64 MiB */
@@ -130,17 +155,19 @@ static void sweep_series(mm_json_t *j, const pt_plan_req_t *req)
     int n = 0;
     for (int i = 0; i < SWEEP; i++) {
         pt_plan_req_t r = *req;
-        pt_plan_t p;
+        pt_plan_t theirs, p;
         r.max_chunk = (64u << 10) << i;
         r.min_chunk = r.min_chunk < r.max_chunk ? r.min_chunk : r.max_chunk;
-        if (pt_plan_make(&r, &p) != 0)
+        if (pt_plan_make(&r, &theirs) != 0)
             continue;
-        double t = plan_problem(&p, TOTAL, r.budget) ? -1 : model_makespan(&p);
+        double t = peek_plan(&theirs, &p) || plan_problem(&p, TOTAL, r.budget) ? -1
+                                                                            : model_makespan(&p);
         if (t > 0 && (n == 0 || p.chunk != x[n - 1])) {
             x[n] = p.chunk;
             y[n++] = t / ideal;
         }
-        pt_plan_free(&p);
+        free(p.chunks);
+        pt_plan_free(&theirs);
     }
     mm_json_object(j, "chunk_sweep");
     mm_json_array(j, "chunk_bytes");
@@ -153,6 +180,12 @@ static void sweep_series(mm_json_t *j, const pt_plan_req_t *req)
 
 int main(void)
 {
+    int rc = mm_call_setup(); /* before mm_bench_open, which may confine this process */
+    if (rc != 0) {
+        fprintf(stderr, "mlmem: cannot start the program that runs your code: %s\n",
+                strerror(-rc));
+        return 2;
+    }
     mm_json_t j;
     mm_bench_open(&j, "05");
     pt_plan_req_t req = { 0 };

@@ -1,5 +1,7 @@
 /* Lab 05 tests, part A: bandwidth arithmetic, the pinned-memory budget, host memory kinds and
- * the copy measurement. */
+ * the copy measurement. The host memory your code allocates is your process's: the CUDA runtime
+ * there is asked about it, and copies a pattern through the GPU and back into shared memory,
+ * where it is compared (workload "host_probe", serve/cuda_work.c). */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -102,9 +104,12 @@ MM_TEST(test_host_alloc_checks)
     ck_assert_msg(p == (void *)&p, "a failed pt_host_alloc must leave *out alone");
     MM_ASSERT_OK(pt_host_alloc(PT_HOST_PAGEABLE, 10000, &p)); /* needs no GPU */
     ck_assert_msg((uintptr_t)p % 4096 == 0, "pageable memory must be 4096-byte aligned");
-    memset(p, 1, 10000);
+    unsigned char ones[10000];
+    memset(ones, 1, sizeof ones);
+    ck_assert_msg(mm_poke(p, ones, sizeof ones) == 0, "pageable memory at %p: 10000 bytes cannot "
+                  "be written", p);
     MM_ASSERT_OK(pt_host_free(PT_HOST_PAGEABLE, p));
-    if (!pt_gpu_usable(NULL, 0)) { /* without a GPU, pinning fails cleanly */
+    if (!student_gpu().usable) { /* without a GPU, pinning fails cleanly */
         p = (void *)&p;
         ck_assert_msg(pt_host_alloc(PT_HOST_PINNED, 4096, &p) < 0 && p == (void *)&p,
                       "without a usable GPU, pinned allocation must fail with an errno");
@@ -121,7 +126,7 @@ MM_TEST(test_measure_copy_checks)
     MM_ASSERT_ERR(pt_measure_copy(PT_HOST_PINNED, PT_TO_DEVICE, 4096, 0, &g), -EINVAL);
     MM_ASSERT_ERR(pt_measure_copy(PT_HOST_KINDS, PT_TO_DEVICE, 4096, 1, &g), -EINVAL);
     MM_ASSERT_ERR(pt_measure_copy(PT_HOST_PINNED, (pt_dir_t)2, 4096, 1, &g), -EINVAL);
-    if (!pt_gpu_usable(NULL, 0))
+    if (!student_gpu().usable)
         ck_assert_msg(pt_measure_copy(PT_HOST_PAGEABLE, PT_TO_DEVICE, 4096, 1, &g) < 0,
                       "without a usable GPU, pt_measure_copy must fail with an errno");
     ck_assert_msg(g == -7, "a failed pt_measure_copy must leave *gbps alone");
@@ -129,26 +134,27 @@ MM_TEST(test_measure_copy_checks)
 MM_END_TEST
 
 #ifdef MM_HAVE_CUDA
-/* What the CUDA runtime says about host pointer p: 1 page-locked, 0 ordinary, -1 error. */
-static int is_pinned(const void *p)
+/* What the CUDA runtime in your process says about host address p (workload "host_probe"); if
+ * back is not NULL, n bytes of p are filled with the pattern `seed`, copied to the device and
+ * from there into back. */
+static host_probe_out_t probe(void *p, size_t n, void *back, unsigned seed)
 {
-    struct cudaPointerAttributes a;
-    if (cudaPointerGetAttributes(&a, p) != cudaSuccess)
-        return -1;
-    return a.type == cudaMemoryTypeHost;
+    host_probe_in_t in = { (uintptr_t)p, n, (uintptr_t)back, seed };
+    host_probe_out_t out;
+    MM_ASSERT_OK(mm_call_work("host_probe", &in, sizeof in, &out, sizeof out));
+    return out;
 }
 
-/* Copies n bytes of host memory p to the device and back into a fresh buffer; 1 if equal. */
-static int round_trip(const void *p, size_t n)
+/* A pattern in n bytes of host memory p (your process's), copied to the GPU and back into shared
+ * memory: 1 if what came back is the pattern. */
+static int round_trip(void *p, size_t n, unsigned seed)
 {
-    void *dev = NULL, *back = malloc(n);
-    int ok = back && cudaMalloc(&dev, n) == cudaSuccess &&
-             cudaMemcpy(dev, p, n, cudaMemcpyHostToDevice) == cudaSuccess &&
-             cudaMemcpy(back, dev, n, cudaMemcpyDeviceToHost) == cudaSuccess &&
-             memcmp(p, back, n) == 0;
-    cudaFree(dev);
-    free(back);
-    return ok;
+    unsigned char *back = mm_shared_alloc(n);
+    host_probe_out_t r = probe(p, n, back, seed);
+    size_t i = 0;
+    while (i < n && back[i] == probe_byte(seed, i))
+        i++;
+    return r.copy_rc == cudaSuccess && i == n;
 }
 #endif
 
@@ -162,16 +168,16 @@ MM_TEST(test_gpu_host_alloc_kinds)
     for (int k = 0; k < PT_HOST_KINDS; k++) {
         void *p = NULL;
         MM_ASSERT_OK(pt_host_alloc((pt_host_kind_t)k, n, &p));
-        memset(p, 0x40 + k, n);
-        ck_assert_msg(is_pinned(p) == (k != PT_HOST_PAGEABLE),
+        ck_assert_msg(round_trip(p, n, 0x40u + (unsigned)k),
+                      "%s memory: a copy to the GPU and back differs", name[k]);
+        host_probe_out_t r = probe(p, 0, NULL, 0);
+        ck_assert_msg(r.pinned == (k != PT_HOST_PAGEABLE),
                       "%s memory: cudaPointerGetAttributes says page-locked = %d", name[k],
-                      is_pinned(p));
-        ck_assert_msg(round_trip(p, n), "%s memory: a copy to the GPU and back differs", name[k]);
-        unsigned flags = 0;
+                      r.pinned);
         if (k == PT_HOST_PINNED || k == PT_HOST_PINNED_WC) {
-            ck_assert_int_eq(cudaHostGetFlags(&flags, p), cudaSuccess);
-            ck_assert_msg(!(flags & cudaHostAllocWriteCombined) == (k == PT_HOST_PINNED),
-                          "%s memory: cudaHostGetFlags = %#x", name[k], flags);
+            ck_assert_int_eq(r.flags_rc, cudaSuccess);
+            ck_assert_msg(!(r.flags & cudaHostAllocWriteCombined) == (k == PT_HOST_PINNED),
+                          "%s memory: cudaHostGetFlags = %#x", name[k], r.flags);
         }
         MM_ASSERT_OK(pt_host_free((pt_host_kind_t)k, p));
     }

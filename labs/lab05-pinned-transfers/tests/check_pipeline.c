@@ -1,5 +1,8 @@
 /* Lab 05 tests, part D: the pipeline on a GPU. Without a GPU only its argument checks run
- * (they come before any CUDA call); without nvcc nothing here runs. */
+ * (they come before any CUDA call); without nvcc nothing here runs. Your pipeline runs in your
+ * process, on the plan (pt_plan_make's, copied into shared memory: the pipeline keeps it) and
+ * on src and dst in shared memory; the tests keep their own copy of src and compare dst with
+ * the transform of that copy. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,18 +11,18 @@
 #include "bandwidth.h"
 #include "pipeline.h"
 #include "plan.h"
-#include "mm_emu.h"
 #include "support.h"
 #ifdef MM_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
 
-static pt_plan_t make_plan(size_t total, size_t max_chunk, unsigned streams, unsigned slots)
+/* Your plan of a transfer, in shared memory (its chunks stay your process's). */
+static pt_plan_t *make_plan(size_t total, size_t max_chunk, unsigned streams, unsigned slots)
 {
     pt_plan_req_t q = { total, 4, 4096, 4, max_chunk, streams, slots, slots * max_chunk };
     pt_plan_t p;
     MM_ASSERT_OK(pt_plan_make(&q, &p));
-    return p;
+    return share_plan(&p);
 }
 
 /* 10 % of RAM, a page at a time: the budget pt_pipe_create must respect. */
@@ -32,21 +35,22 @@ static size_t pin_budget(void)
 static void check_refusals(const pt_plan_t *p, uint32_t *src, uint32_t *dst)
 {
     pt_pipe_t *pipe = (pt_pipe_t *)&pipe;
-    pt_plan_t bad = *p;
+    pt_plan_t *bad = share_plan(p);
     MM_ASSERT_ERR(pt_pipe_create(NULL, p, src, dst), -EINVAL);
     MM_ASSERT_ERR(pt_pipe_create(&pipe, NULL, src, dst), -EINVAL);
     MM_ASSERT_ERR(pt_pipe_create(&pipe, p, NULL, dst), -EINVAL);
     MM_ASSERT_ERR(pt_pipe_create(&pipe, p, src, NULL), -EINVAL);
     MM_ASSERT_ERR(pt_pipe_create(&pipe, p, src, src + 1), -EINVAL); /* overlapping */
-    bad.elem = 8;
-    MM_ASSERT_ERR(pt_pipe_create(&pipe, &bad, src, dst), -EINVAL);
-    bad.elem = 4, bad.n = 0;
-    MM_ASSERT_ERR(pt_pipe_create(&pipe, &bad, src, dst), -EINVAL);
+    bad->elem = 8;
+    MM_ASSERT_ERR(pt_pipe_create(&pipe, bad, src, dst), -EINVAL);
+    bad = share_plan(p);
+    bad->n = 0;
+    MM_ASSERT_ERR(pt_pipe_create(&pipe, bad, src, dst), -EINVAL);
     ck_assert_msg(pipe == (pt_pipe_t *)&pipe, "a failed pt_pipe_create must leave *out alone");
 }
 
 /* A plan whose src + dst exceed the pin budget. pt_pipe_create must refuse it before it touches
- * or pins anything, so src and dst are two disjoint address ranges the test never maps: reserving
+ * or pins anything, so src and dst are two disjoint address ranges no process maps: reserving
  * them would take 10 % of RAM in address space, more than the grader's limit on a large host. */
 static void check_budget(void)
 {
@@ -54,9 +58,9 @@ static void check_budget(void)
     uintptr_t at = (uintptr_t)1 << 40; /* 1 TiB, page-aligned (64-bit hosts); never dereferenced */
     uint32_t *a = (uint32_t *)at, *b = (uint32_t *)(at + total);
     pt_chunk_t one = { 0, total, 0, 0, -1 };
-    pt_plan_t big = { total, 4, total, total, 1, 1, 1, &one };
+    pt_plan_t big = { total, 4, total, total, 1, 1, 1, share(&one, sizeof one) };
     pt_pipe_t *pipe = NULL;
-    int rc = pt_pipe_create(&pipe, &big, a, b);
+    int rc = pt_pipe_create(&pipe, share_plan(&big), a, b);
     ck_assert_msg(rc == -ENOSPC, "pinning 2 x %zu bytes exceeds 10%% of RAM (%zu): expected "
                   "-ENOSPC, got %d", total, pin_budget(), rc);
 }
@@ -64,30 +68,36 @@ static void check_budget(void)
 MM_TEST(test_pipe_create_checks)
 {
     NEED_CUDA_BUILD();
-    pt_plan_t p = make_plan(65536, 16384, 2, 2);
-    uint32_t *src = calloc(16384, 4), *dst = calloc(16384, 4);
-    ck_assert_msg(src && dst, "out of memory");
-    check_refusals(&p, src, dst);
+    pt_plan_t *p = make_plan(65536, 16384, 2, 2);
+    uint32_t *src = mm_shared_alloc(65536), *dst = mm_shared_alloc(65536);
+    check_refusals(p, src, dst);
     check_budget();
     MM_ASSERT_ERR(pt_pipe_run(NULL, 1, NULL), -EINVAL);
     pt_pipe_destroy(NULL);
     pt_pipe_t *pipe = (pt_pipe_t *)&pipe;
-    int rc = pt_pipe_create(&pipe, &p, src, dst);
-    if (pt_gpu_usable(NULL, 0)) {
+    int rc = pt_pipe_create(&pipe, p, src, dst);
+    if (student_gpu().usable) {
         ck_assert_msg(rc == 0, "pt_pipe_create failed: %s", strerror(-rc));
         pt_pipe_destroy(pipe);
     } else {
         ck_assert_msg(rc < 0 && pipe == (pt_pipe_t *)&pipe,
                       "without a usable GPU, pt_pipe_create must fail with an errno");
     }
-    free(src), free(dst);
-    pt_plan_free(&p);
+    pt_plan_free(p);
 }
 MM_END_TEST
 
-/* dst[i] must be the transform of src[i] for all n words (and their checksums agree). Finds the
- * first wrong word in a plain loop and asserts once: an assert per word would send Check a
- * record per word (millions of them here). */
+/* The emulated device's first race in your process, "" if none (workload "race_report"). */
+static void race_report(char *seen)
+{
+    if (mm_call_work("race_report", NULL, 0, seen, RACE_REPORT_MAX) <= 0)
+        seen[0] = '\0';
+    seen[RACE_REPORT_MAX - 1] = '\0';
+}
+
+/* dst[i] must be the transform of src[i] for all n words (and their checksums agree); src is
+ * the test's own copy. Finds the first wrong word in a plain loop and asserts once: an assert
+ * per word would send Check a record per word (millions of them here). */
 static void check_output(const uint32_t *src, const uint32_t *dst, size_t n, unsigned rounds,
                          const char *what)
 {
@@ -99,8 +109,10 @@ static void check_output(const uint32_t *src, const uint32_t *dst, size_t n, uns
     size_t i = 0;
     while (i < n && dst[i] == want[i])
         i++;
-    char race[360] = "", seen[320];
-    if (i < n && mm_cuda_emulated() && mm_emu_race_report(seen, sizeof seen) > 0)
+    char race[360] = "", seen[RACE_REPORT_MAX];
+    if (i < n)
+        race_report(seen);
+    if (i < n && seen[0])
         snprintf(race, sizeof race, "; race mode saw: %s", seen); /* which streams raced */
     ck_assert_msg(i == n, "%s: word %zu is %#x, expected %#x (its chunk was not copied in, "
                   "transformed and copied out exactly once?)%s", what, i, i < n ? dst[i] : 0,
@@ -127,18 +139,31 @@ MM_TEST(test_gpu_pipeline_matches_host)
         size_t n = mm_rng_range(&r, 1, (size_t)1 << 20), total = n * 4;
         size_t max_chunk = 4096 * mm_rng_range(&r, 1, 64);
         unsigned rounds = (unsigned)mm_rng_range(&r, 0, 40);
-        pt_plan_t p = make_plan(total, max_chunk, (unsigned)mm_rng_range(&r, 1, 4),
-                                (unsigned)mm_rng_range(&r, 1, 4));
-        uint32_t *src = random_words(&r, n), *dst = calloc(n, 4);
+        pt_plan_t *p = make_plan(total, max_chunk, (unsigned)mm_rng_range(&r, 1, 4),
+                                 (unsigned)mm_rng_range(&r, 1, 4));
+        uint32_t *mine = random_words(&r, n), *src = share(mine, total);
+        uint32_t *dst = mm_shared_alloc(total);
         pt_pipe_t *pipe = NULL;
-        MM_ASSERT_OK(pt_pipe_create(&pipe, &p, src, dst));
+        MM_ASSERT_OK(pt_pipe_create(&pipe, p, src, dst));
         MM_ASSERT_OK(pt_pipe_run(pipe, rounds, NULL));
         pt_pipe_destroy(pipe);
-        check_output(src, dst, n, rounds, "random plan");
-        free(src), free(dst), pt_plan_free(&p);
+        check_output(mine, dst, n, rounds, "random plan");
+        free(mine), pt_plan_free(p);
     }
 }
 MM_END_TEST
+
+#ifdef MM_HAVE_CUDA
+/* Whether the CUDA runtime in your process says host address p is page-locked (1) or not (0). */
+static int pinned(const void *p)
+{
+    host_probe_in_t in = { (uintptr_t)p, 0, 0, 0 };
+    host_probe_out_t out;
+    MM_ASSERT_OK(mm_call_work("host_probe", &in, sizeof in, &out, sizeof out));
+    ck_assert_msg(out.pinned >= 0, "cudaPointerGetAttributes(%p) failed", p);
+    return out.pinned;
+}
+#endif
 
 MM_TEST(test_gpu_pipeline_pins_host)
 {
@@ -146,25 +171,25 @@ MM_TEST(test_gpu_pipeline_pins_host)
     NEED_GPU();
 #ifdef MM_HAVE_CUDA
     size_t n = (size_t)1 << 18;
-    pt_plan_t p = make_plan(n * 4, 65536, 2, 2);
-    uint32_t *src = NULL, *dst = calloc(n, 4);
-    ck_assert_int_eq(cudaHostAlloc((void **)&src, n * 4, cudaHostAllocDefault), cudaSuccess);
-    memset(src, 7, n * 4);
+    pt_plan_t *p = make_plan(n * 4, 65536, 2, 2);
+    uint32_t *mine = malloc(n * 4), *src = NULL, *dst = mm_shared_alloc(n * 4);
+    ck_assert_ptr_nonnull(mine);
+    memset(mine, 7, n * 4);
+    pinned_alloc_in_t in = { n * 4, 7, 0 };
+    uint64_t at = 0; /* cudaHostAlloc'd in your process, every byte 7 */
+    ck_assert_int_eq(mm_call_work("pinned_alloc", &in, sizeof in, &at, sizeof at), cudaSuccess);
+    src = (uint32_t *)(uintptr_t)at;
     pt_pipe_t *pipe = NULL;
-    struct cudaPointerAttributes at;
-    MM_ASSERT_OK(pt_pipe_create(&pipe, &p, src, dst));
-    ck_assert_int_eq(cudaPointerGetAttributes(&at, dst), cudaSuccess);
-    ck_assert_msg(at.type == cudaMemoryTypeHost, "dst must be page-locked while the pipeline "
-                  "exists: async copies from pageable memory are not async");
+    MM_ASSERT_OK(pt_pipe_create(&pipe, p, src, dst));
+    ck_assert_msg(pinned(dst), "dst must be page-locked while the pipeline exists: async copies "
+                  "from pageable memory are not async");
     MM_ASSERT_OK(pt_pipe_run(pipe, 3, NULL));
     pt_pipe_destroy(pipe);
-    ck_assert_int_eq(cudaPointerGetAttributes(&at, dst), cudaSuccess);
-    ck_assert_msg(at.type != cudaMemoryTypeHost, "pt_pipe_destroy must unregister dst");
-    ck_assert_int_eq(cudaPointerGetAttributes(&at, src), cudaSuccess);
-    ck_assert_msg(at.type == cudaMemoryTypeHost, "src came pinned: the pipeline must not unpin it");
-    check_output(src, dst, n, 3, "cudaHostAlloc'd src");
-    ck_assert_int_eq(cudaFreeHost(src), cudaSuccess);
-    free(dst), pt_plan_free(&p);
+    ck_assert_msg(!pinned(dst), "pt_pipe_destroy must unregister dst");
+    ck_assert_msg(pinned(src), "src came pinned: the pipeline must not unpin it");
+    check_output(mine, dst, n, 3, "cudaHostAlloc'd src");
+    ck_assert_int_eq(mm_call_work("pinned_free", &at, sizeof at, NULL, 0), cudaSuccess);
+    free(mine), pt_plan_free(p);
 #endif
 }
 MM_END_TEST
@@ -175,17 +200,18 @@ MM_TEST(test_gpu_pipeline_reruns)
     NEED_GPU();
     mm_rng_t r = MM_RNG();
     size_t n = 3 * ((size_t)1 << 18) + 5; /* a short last chunk */
-    pt_plan_t p = make_plan(n * 4, 262144, 3, 3);
-    uint32_t *src = random_words(&r, n), *dst = calloc(n, 4);
+    pt_plan_t *p = make_plan(n * 4, 262144, 3, 3);
+    uint32_t *mine = random_words(&r, n), *src = share(mine, n * 4);
+    uint32_t *dst = mm_shared_alloc(n * 4);
     pt_pipe_t *pipe = NULL;
     double s = 0;
-    MM_ASSERT_OK(pt_pipe_create(&pipe, &p, src, dst));
+    MM_ASSERT_OK(pt_pipe_create(&pipe, p, src, dst));
     for (unsigned rounds = 1; rounds <= 7; rounds += 6) {
         MM_ASSERT_OK(pt_pipe_run(pipe, rounds, &s));
         ck_assert_msg(s > 0, "pt_pipe_run must report the time it took");
-        check_output(src, dst, n, rounds, "second run of one pipeline");
+        check_output(mine, dst, n, rounds, "second run of one pipeline");
     }
     pt_pipe_destroy(pipe);
-    free(src), free(dst), pt_plan_free(&p);
+    free(mine), pt_plan_free(p);
 }
 MM_END_TEST

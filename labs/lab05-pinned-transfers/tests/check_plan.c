@@ -1,6 +1,8 @@
-/* Lab 05 tests, part B: the chunk planner and the request chooser. */
+/* Lab 05 tests, part B: the chunk planner and the request chooser. A plan's chunks are memory
+ * of your process: they are read with mm_peek (support.h). */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include "plan.h"
 #include "support.h"
@@ -37,18 +39,30 @@ static size_t rule_chunk(const pt_plan_req_t *q)
     return c - c % q->align;
 }
 
+/* Chunk i of plan p, read from your process. */
+static pt_chunk_t chunk_at(const pt_plan_t *p, size_t i)
+{
+    pt_chunk_t c;
+    ck_assert_msg(i < p->n, "the plan has %zu chunks: there is no chunk %zu", p->n, i);
+    ck_assert_msg(mm_peek(&p->chunks[i], &c, sizeof c) == 0, "chunk %zu at %p cannot be read: "
+                  "not memory of your process", i, (void *)&p->chunks[i]);
+    return c;
+}
+
 /* Every byte exactly once, in order; the last chunk ends at total. */
 static void check_coverage(const pt_plan_req_t *q, const pt_plan_t *p)
 {
     size_t next = 0;
     ck_assert_msg(p->n >= 1 && p->chunks != NULL, "a plan needs at least one chunk");
+    pt_chunk_t *ch = peek_chunks(p);
     for (size_t i = 0; i < p->n; i++) {
-        const pt_chunk_t *c = &p->chunks[i];
+        const pt_chunk_t *c = &ch[i];
         MM_CHECK(c->offset == next, "chunk %zu starts at %zu, expected %zu (gap or overlap)",
                  i, c->offset, next);
         MM_CHECK(c->len > 0, "chunk %zu is empty", i);
         next += c->len;
     }
+    free(ch);
     ck_assert_msg(next == q->total, "the chunks cover %zu bytes of %zu", next, q->total);
     ck_assert_msg(p->total == q->total && p->elem == q->elem, "total/elem not copied into the plan");
 }
@@ -61,8 +75,9 @@ static void check_sizes(const pt_plan_req_t *q, const pt_plan_t *p)
                   (q->total + c - 1) / c);
     size_t longest = c < q->total ? c : q->total;
     ck_assert_msg(p->slot_bytes == longest, "slot_bytes %zu, expected %zu", p->slot_bytes, longest);
+    pt_chunk_t *ch = peek_chunks(p);
     for (size_t i = 0; i < p->n; i++) {
-        const pt_chunk_t *k = &p->chunks[i];
+        const pt_chunk_t *k = &ch[i];
         MM_CHECK(k->offset % q->align == 0, "chunk %zu at %zu is not %zu-aligned", i,
                  k->offset, q->align);
         MM_CHECK(k->len % q->elem == 0, "chunk %zu splits an element", i);
@@ -70,13 +85,15 @@ static void check_sizes(const pt_plan_req_t *q, const pt_plan_t *p)
                  "chunk %zu of %zu has length %zu: only the last may differ from %zu", i,
                  p->n, k->len, c);
     }
+    free(ch);
 }
 
 static void check_assignment(const pt_plan_req_t *q, const pt_plan_t *p)
 {
     ck_assert_msg(p->streams == q->streams && p->slots == q->slots, "streams/slots not copied");
+    pt_chunk_t *ch = peek_chunks(p);
     for (size_t i = 0; i < p->n; i++) {
-        const pt_chunk_t *c = &p->chunks[i];
+        const pt_chunk_t *c = &ch[i];
         long want = i >= q->slots ? (long)(i - q->slots) : -1;
         MM_CHECK(c->stream == i % q->streams && c->slot == i % q->slots,
                  "chunk %zu: stream %u slot %u, expected %zu and %zu (round robin)", i,
@@ -84,6 +101,7 @@ static void check_assignment(const pt_plan_req_t *q, const pt_plan_t *p)
         MM_CHECK(c->wait == want, "chunk %zu waits for %ld; the previous user of slot %u is "
                  "%ld", i, c->wait, c->slot, want);
     }
+    free(ch);
 }
 
 MM_TEST(test_plan_worked_examples)
@@ -91,23 +109,25 @@ MM_TEST(test_plan_worked_examples)
     pt_plan_req_t q = good_req();
     pt_plan_t p;
     MM_ASSERT_OK(pt_plan_make(&q, &p));
-    ck_assert_msg(p.n == 3 && p.chunk == 4 * MIB && p.chunks[2].len == 2 * MIB,
+    ck_assert_msg(p.n == 3 && p.chunk == 4 * MIB && chunk_at(&p, 2).len == 2 * MIB,
                   "10 MiB in chunks of at most 4 MiB: 4 + 4 + 2 MiB");
-    ck_assert_msg(p.chunks[2].stream == 0 && p.chunks[2].slot == 2 && p.chunks[2].wait == -1,
+    pt_chunk_t c = chunk_at(&p, 2);
+    ck_assert_msg(c.stream == 0 && c.slot == 2 && c.wait == -1,
                   "3 slots, 2 streams: chunk 2 is on stream 0, slot 2, and waits for nothing");
     pt_plan_free(&p);
     q.slots = 2, q.budget = 5 * MIB; /* budget / slots = 2.5 MiB < max_chunk */
     MM_ASSERT_OK(pt_plan_make(&q, &p));
     ck_assert_msg(p.n == 4 && p.chunk == 2621440 && p.slot_bytes == 2621440,
                   "a 5 MiB budget over 2 slots: chunks of 2.5 MiB, 4 of them");
-    ck_assert_msg(p.chunks[2].wait == 0 && p.chunks[3].wait == 1,
+    ck_assert_msg(chunk_at(&p, 2).wait == 0 && chunk_at(&p, 3).wait == 1,
                   "2 slots: chunk 2 waits for chunk 0, chunk 3 for chunk 1");
     pt_plan_free(&p);
     q = (pt_plan_req_t){ 1000000, 8, 64, 64, 300000, 3, 2, MIB };
     MM_ASSERT_OK(pt_plan_make(&q, &p));
-    ck_assert_msg(p.chunk == 299968 && p.n == 4 && p.chunks[3].len == 100096,
+    ck_assert_msg(p.chunk == 299968 && p.n == 4 && chunk_at(&p, 3).len == 100096,
                   "max_chunk 300000 aligned down to 64 is 299968: 3 full chunks + 100096 bytes");
-    ck_assert_msg(p.chunks[3].stream == 0 && p.chunks[3].slot == 1 && p.chunks[3].wait == 1,
+    c = chunk_at(&p, 3);
+    ck_assert_msg(c.stream == 0 && c.slot == 1 && c.wait == 1,
                   "chunk 3 of 3 streams / 2 slots: stream 0, slot 1, waits for chunk 1");
     pt_plan_free(&p);
 }
@@ -177,7 +197,7 @@ MM_TEST(test_plan_single_chunk)
     q.total = 12344;
     pt_plan_t p;
     MM_ASSERT_OK(pt_plan_make(&q, &p));
-    ck_assert_msg(p.n == 1 && p.chunks[0].len == 12344 && p.chunks[0].wait == -1,
+    ck_assert_msg(p.n == 1 && chunk_at(&p, 0).len == 12344 && chunk_at(&p, 0).wait == -1,
                   "a transfer shorter than a chunk is one chunk, shorter than min_chunk is fine");
     ck_assert_msg(p.slot_bytes == 12344, "slot_bytes is the longest chunk: %zu", p.slot_bytes);
     pt_plan_free(&p);

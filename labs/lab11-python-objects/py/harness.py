@@ -1,11 +1,16 @@
 """Lab 11 tests (provided), in Python: what a call raised, which of a test's inputs the
 interpreter counts references to, and what the part C tests measure of your train_loop. The C
 tests (tests/check_*.c) call these and compare what they return with what they expect."""
+import faulthandler
 import gc
 import sys
 import tracemalloc
 
 import minigrad as mg
+
+# A crash of your process (a segfault, a fatal error) prints its "Fatal Python error" line and
+# the Python lines that ran into it; the grader quotes the first line in the failed test.
+faulthandler.enable()
 
 WARMUP_STEPS, MEASURED_STEPS = 40, 200
 
@@ -48,9 +53,45 @@ def run(train_loop, steps):
     return result, seen
 
 
+def predicted_means(fn):
+    """fn()'s result, and the mean of every prediction the MLP made while it ran (the value
+    each step's flush_log() hook must give back), in order."""
+    means, call = [], mg.MLP.__call__
+
+    def recording(self, x):
+        out = call(self, x)
+        means.append(float(out.data.mean()))
+        return out
+    mg.MLP.__call__ = recording
+    try:
+        return fn(), means
+    finally:
+        mg.MLP.__call__ = call
+
+
+def log_mismatch(train_loop, means):
+    """'' if the last len(means) values of train_loop.flush_log() are each step's mean
+    prediction, in order, else what differs."""
+    try:
+        values = train_loop.flush_log()
+    except Exception as e:  # noqa: BLE001 (what was raised is the answer)
+        return f"flush_log() raised {type(e).__name__}: {e}"
+    if not isinstance(values, list) or len(values) < len(means):
+        n = len(values) if isinstance(values, list) else type(values).__name__
+        return f"flush_log() gave {n} values after {len(means)} steps: one per step expected " \
+               "(each the mean prediction of its step)"
+    for step, (got, want) in enumerate(zip(values[-len(means):], means)):
+        if type(got) is not float or abs(got - want) > 1e-6 * max(1.0, abs(want)):
+            return f"flush_log()'s value for step {step} is {got!r}, its mean prediction " \
+                   f"{want!r}: each hook must give back its own step's value (a lambda binds " \
+                   "the variable, not its value at the time)"
+    return ""
+
+
 def learns(train_loop, steps=150):
-    """'' if train() still trains and reports as its docstring says, else why not."""
-    result, seen = run(train_loop, steps)
+    """'' if train() still trains and reports as its docstring says, and flush_log() gives back
+    each step's mean prediction, else why not."""
+    (result, seen), means = predicted_means(lambda: run(train_loop, steps))
     losses = result.get("losses") if isinstance(result, dict) else None
     if not isinstance(losses, list) or len(losses) != steps:
         return f"train({steps}) must return {{'losses': a list of {steps} losses, ...}}"
@@ -62,7 +103,7 @@ def learns(train_loop, steps=150):
     if not last < 0.6 * first:
         return f"the model no longer learns: mean loss {first:.4f} over the first 10 steps, " \
                f"{last:.4f} over the last 10"
-    return ""
+    return log_mismatch(train_loop, means[-steps:])
 
 
 def losses_hold_graphs(train_loop, steps=20):

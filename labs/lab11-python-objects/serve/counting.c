@@ -193,10 +193,37 @@ static void inject(int on)
     installed = on;
 }
 
+/* Where a sweep names its first leak: the total count when last settled, and whether to look
+ * (the second sweep only, whose runs are all warm). */
+static struct {
+    int on;
+    Py_ssize_t settled;
+} leak_watch;
+
+/* After run k of the watched sweep, whose total count went from before to now: the first run
+ * that left references, into out. The collection runs only when the count rose (a leak or
+ * garbage not yet collected), so it cannot name a run whose extra references were a cycle. */
+static void watch_leak(Py_ssize_t before, long k, int completed, po_sweep_out_t *out)
+{
+    if (!leak_watch.on || out->first_leak_at || total_refs() <= before)
+        return;
+    Py_ssize_t now = settled_refs();
+    if (now > leak_watch.settled) {
+        out->first_leak_at = (int32_t)k;
+        out->first_leak_done = completed;
+        out->first_leak_refs = (int64_t)(now - leak_watch.settled);
+    }
+    leak_watch.settled = now;
+}
+
+/* A broken contract a scenario saw for itself in the run now going (run_failing reports it). */
+static char scenario_bad[160];
+
 /* One run with allocation k failing; 1 if the run made fewer than k allocations (it completed
  * with nothing failed), else 0. Records the first broken rule in out->bad. */
 static int run_failing(scenario_fn fn, PyObject *arg, long k, po_sweep_out_t *out)
 {
+    Py_ssize_t before = leak_watch.on ? total_refs() : 0;
     nallocs = 0;
     fail_at = k;
     PyObject *r = fn(arg);
@@ -209,6 +236,9 @@ static int run_failing(scenario_fn fn, PyObject *arg, long k, po_sweep_out_t *ou
     if (!out->bad[0] && r && raised)
         snprintf(out->bad, sizeof out->bad, "with allocation %ld failing, it returned a result "
                  "with an exception still set", k);
+    if (!out->bad[0] && scenario_bad[0])
+        snprintf(out->bad, sizeof out->bad, "with allocation %ld failing, %s", k, scenario_bad);
+    scenario_bad[0] = 0;
     if (!out->bad[0] && completed && !r) {
         char buf[200];
         snprintf(out->bad, sizeof out->bad, "with no allocation failing, it raised %s",
@@ -218,6 +248,7 @@ static int run_failing(scenario_fn fn, PyObject *arg, long k, po_sweep_out_t *ou
     out->failed_runs += r == NULL;
     Py_XDECREF(r);
     PyErr_Clear();
+    watch_leak(before, k, completed, out);
     return completed;
 }
 
@@ -239,6 +270,23 @@ static int sweep_once(scenario_fn fn, PyObject *arg, po_sweep_out_t *out)
  * what it calls. The objects whose references are counted are made at run time by the tests
  * (sizes and items above 256): Python 3.12+ counts no reference to an immortal object. */
 
+/* po_tensorbuf_resize(t, shape), and into scenario_bad whether a failed one (MemoryError)
+ * left t as it was (pyobj.h: "self is then unchanged"). */
+static PyObject *resize_checked(PyObject *t, PyObject *shape)
+{
+    po_tensorbuf_t was = *(po_tensorbuf_t *)t;
+    PyObject *r = po_tensorbuf_resize(t, shape);
+    const po_tensorbuf_t *now = (po_tensorbuf_t *)t;
+    if (!r && PyErr_ExceptionMatches(PyExc_MemoryError) &&
+        (now->data != was.data || now->ndim != was.ndim ||
+         memcmp(now->shape, was.shape, sizeof was.shape) ||
+         memcmp(now->strides, was.strides, sizeof was.strides)))
+        snprintf(scenario_bad, sizeof scenario_bad, "resize raised MemoryError but changed the "
+                 "TensorBuf's shape, strides or data (shape[0] %zd -> %zd): pyobj.h says self "
+                 "is then unchanged", was.shape[0], now->shape[0]);
+    return r;
+}
+
 /* TensorBuf(args), resized to (262, 263), a transposed view of it exported and released. */
 static PyObject *tensorbuf_life(PyObject *args)
 {
@@ -246,7 +294,7 @@ static PyObject *tensorbuf_life(PyObject *args)
     if (!t)
         return NULL;
     PyObject *shape = Py_BuildValue("(ii)", 257 + 5, 257 + 6);
-    PyObject *r = shape ? po_tensorbuf_resize(t, shape) : NULL;
+    PyObject *r = shape ? resize_checked(t, shape) : NULL;
     Py_XDECREF(shape);
     PyObject *v = r ? po_tensorbuf_transpose(t, NULL) : NULL;
     Py_XDECREF(r);
@@ -324,8 +372,11 @@ int serve_sweep(const void *in, size_t in_len, void *out, size_t out_len)
     }
     rc = sweep_once(fn, arg, ans);
     Py_ssize_t before = settled_refs();
+    leak_watch.on = 1;
+    leak_watch.settled = before;
     if (rc == 0)
         rc = sweep_once(fn, arg, ans);
+    leak_watch.on = 0;
     ans->refs_left = (int64_t)(settled_refs() - before);
     PyGC_Enable();
     Py_DECREF(arg);

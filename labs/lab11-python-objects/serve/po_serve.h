@@ -69,6 +69,10 @@ typedef struct {
     int32_t runs;            /* one per allocation failed, plus the one that completed; twice */
     int32_t failed_runs;     /* runs that returned NULL */
     int64_t refs_left;       /* sys.gettotalrefcount() after the second sweep minus before it */
+    int32_t first_leak_at;   /* the first run of the second sweep that left references: the
+                              * allocation failed in it (its last run: none failed); 0: none */
+    int32_t first_leak_done; /* 1 when that run was the one that completed */
+    int64_t first_leak_refs; /* the references it left */
     char bad[256];           /* "" or the first broken rule (see tu_sweep) */
     char text[PO_TEXT_MAX];
 } po_sweep_out_t;

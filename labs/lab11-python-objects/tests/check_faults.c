@@ -5,6 +5,7 @@
  * failures land in your code and in what it calls. The objects whose references are
  * counted are made at run time (tu_assert_counted; sizes and items above 256): Python 3.12+ counts
  * no reference to an immortal object (PEP 683), so a leak of one would go unseen. */
+#include <stdio.h>
 #include "support.h"
 
 /* What every sweep must show: clean failures, no leak, and some allocation actually failed.
@@ -15,11 +16,20 @@ static void assert_clean_sweep(const char *what, const char *scenario, const cha
     po_sweep_out_t s;
     tu_sweep(scenario, arg_expr, &s);
     ck_assert_msg(!s.bad[0], "%s: %s", what, s.bad);
+    char first[160] = "";
+    if (s.first_leak_at > 0 && s.first_leak_done)
+        snprintf(first, sizeof first, "; the first leak: the run with no allocation failing left "
+                 "%ld", (long)s.first_leak_refs);
+    else if (s.first_leak_at > 0)
+        snprintf(first, sizeof first, "; the first leak: with allocation %d failing, %ld "
+                 "reference(s) left", (int)s.first_leak_at, (long)s.first_leak_refs);
     ck_assert_msg(s.refs_left == 0, "%s: %ld reference(s) left behind over %d runs, each with "
-                  "one allocation failing", what, (long)s.refs_left, s.runs / 2);
+                  "one allocation failing%s", what, (long)s.refs_left, s.runs / 2, first);
     ck_assert_msg(s.failed_runs > 0, "%s: no allocation of it ever failed", what);
 }
 
+/* The TensorBuf scenario also checks that a resize failing with MemoryError left its object
+ * unchanged (serve/counting.c, resize_checked). */
 MM_TEST(test_alloc_failures_tensorbuf)
 {
     tu_assert_counted("harness.mortal_ints(3, 4, 5, 6)");

@@ -294,7 +294,8 @@ MM_TEST(test_transpose_view)
     want.n = 0;
     tu_cat(&want, "(True, (%ld, %ld), (%ld, %ld))", rows, cols, cols * isz, isz);
     tu_expect(want.s, "(w.base is t, w.shape, w.strides)");
-    tu_run("del v, w\n");
+    tu_run("del v, w\n# the views are gone: each view's dealloc gives back the export of t it "
+           "took\n");
     tu_expect("0", "t.exports");
 }
 MM_END_TEST

@@ -4,9 +4,10 @@
  * differs from the oracle's, or that touches memory outside its buffers, fails its metrics.
  * First, where a GPU is usable, the same kernels as nvcc built them are timed on it
  * (bench_gpu.c: device code only, loaded as data; no code of yours runs in this process).
- * The emulator runs your kernels in your own process (calls.toml): the inputs and oracles are
- * made here and the output is checked here, but the counts are that process's report, checked
- * here only for plausibility (counts_plausible).
+ * The emulator runs your kernels in your own process (calls.toml) and appends every access to a
+ * trace in memory shared with it; the counts that score are made here from that trace, once it
+ * is checked against this process's own copies of the data (kemu_trace.h, gm_check.h): the
+ * emulator's own counts are not used.
  * Prints one JSON object; the grader scores it with lab.toml's thresholds. */
 #include <errno.h>
 #include <math.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mm_aligned.h"
+#include "gm_check.h"
 #include "bench_gpu.h"
 #include "cases.h"
 #include "mm_bench.h"
@@ -30,56 +32,41 @@
 #define G_IDS 128
 
 /* in, want, ids: this process's; d_*: device-like memory shared with your process (page
- * aligned, as cudaMalloc's is 256-byte aligned: a row of 32 floats is then 4 whole sectors). */
+ * aligned, as cudaMalloc's is 256-byte aligned: a row of 32 floats is then 4 whole sectors);
+ * tr: the trace, with room for cap events (the most any of the three kernels gets). */
 typedef struct {
     float *in, *out, *want;
     int *ids;
     float *d_in, *d_out;
     int *d_ids;
+    kemu_trace_t *tr;
+    size_t cap;
 } buffers_t;
 
-/* Why the emulator's counts cannot be what a run of a kernel that loads at least `loaded` and
- * stores at least `stored` bytes made (a request of 32 lanes of up to 16 bytes each moves 1..64
- * sectors, a shared one needs 1..128 wavefronts), into why; 0 if they can. A bound, not a
- * recount: counts inside it are taken as your process reports them. */
-static int counts_implausible(const kemu_stats_t *st, uint64_t loaded, uint64_t stored,
-                              char *why, size_t len)
-{
-    const kemu_class_t *g[2] = {&st->gld, &st->gst}, *s[2] = {&st->sld, &st->sst};
-    int bad = st->gld.bytes < loaded || st->gst.bytes < stored;
-    for (int i = 0; i < 2; i++) {
-        bad |= g[i]->sectors < g[i]->requests || g[i]->sectors > 64 * g[i]->requests;
-        bad |= s[i]->wavefronts < s[i]->requests || s[i]->wavefronts > 128 * s[i]->requests;
-    }
-    if (bad)
-        snprintf(why, len, "the emulator's counts from your process are impossible for this "
-                 "kernel (at least %llu bytes loaded and %llu stored)",
-                 (unsigned long long)loaded, (unsigned long long)stored);
-    return bad;
-}
-
-/* Why a run's result cannot be scored (its launch failed, it faulted, it left output unwritten,
- * or an element differs from the oracle), into why; 0 if it can be. */
-static int unusable(int rc, const kemu_stats_t *st, const float *dev, const float *want,
-                    float *got, size_t n, char *why, size_t len)
+/* Why a run cannot be scored (its launch failed, its trace is not a consistent run that computed
+ * the answer, or the output in memory differs from the oracle), into why; 0 if it can be.
+ * checked: gm_check_*'s result, its words already in why. */
+static int unusable(int rc, const kemu_stats_t *st, int checked, const float *dev,
+                    const float *want, float *got, size_t n, char *why, size_t len)
 {
     memcpy(got, dev, n * sizeof *got); /* the output, out of the shared memory first */
-    if (st->faults)
-        snprintf(why, len, "the kernel touched memory outside its buffers (%llu accesses)",
-                 (unsigned long long)st->faults);
-    else if (rc)
+    if (rc && rc != -EFAULT) {
         snprintf(why, len, "the launch failed (%d): %s", rc, st->error);
-    else if (st->unwritten >= 0)
-        snprintf(why, len, "no store of the kernel wrote output byte %lld",
-                 (long long)st->unwritten);
-    else
-        for (size_t i = 0; i < n; i++)
-            if (got[i] != want[i]) {
-                snprintf(why, len, "wrong result: element %zu is %g, expected %g", i,
-                         (double)got[i], (double)want[i]);
-                return 1;
-            }
-    return rc || st->faults || st->unwritten >= 0;
+        return 1;
+    }
+    if (checked)
+        return 1;
+    if (rc) {
+        snprintf(why, len, "the launch failed (%d): %s", rc, st->error);
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != want[i]) {
+            snprintf(why, len, "wrong result: element %zu is %g, expected %g", i,
+                     (double)got[i], (double)want[i]);
+            return 1;
+        }
+    return 0;
 }
 
 static void poison(float *v, size_t n)
@@ -105,14 +92,16 @@ static void bench_transpose(mm_json_t *j, buffers_t *b, kemu_stats_t *st)
 {
     static const char *const names[] = {"transpose_sectors", "transpose_wavefronts", NULL};
     size_t n = (size_t)T_BATCH * T_ROWS * T_COLS;
-    char why[256], detail[512];
+    char why[400], detail[512];
+    kemu_stats_t own;
     bench_fill(b->in, n, 1);
     oracle_transpose(b->in, b->want, T_BATCH, T_ROWS, T_COLS);
     memcpy(b->d_in, b->in, n * sizeof *b->in);
     poison(b->d_out, n);
-    int rc = gm_run_transpose(b->d_in, b->d_out, T_BATCH, T_ROWS, T_COLS, st);
-    if (unusable(rc, st, b->d_out, b->want, b->out, n, why, sizeof why) ||
-        counts_implausible(st, n * sizeof(float), n * sizeof(float), why, sizeof why)) {
+    int rc = gm_run_transpose(b->d_in, b->d_out, T_BATCH, T_ROWS, T_COLS, &own, b->tr);
+    int checked = gm_check_transpose(b->tr, b->cap, b->d_in, b->d_out, b->in, b->want, T_BATCH,
+                                     T_ROWS, T_COLS, 1, st, why, sizeof why);
+    if (unusable(rc, &own, checked, b->d_out, b->want, b->out, n, why, sizeof why)) {
         mm_bench_fail_all(j, names, "gm_transpose: %s", why);
         return;
     }
@@ -128,40 +117,40 @@ static void bench_transpose(mm_json_t *j, buffers_t *b, kemu_stats_t *st)
 
 static void bench_row_sum(mm_json_t *j, buffers_t *b, kemu_stats_t *st)
 {
-    char why[256], detail[512];
+    char why[400], detail[512];
+    kemu_stats_t own;
     size_t n = (size_t)R_ROWS * R_COLS;
     bench_fill(b->in, n, 2);
     oracle_row_sum(b->in, b->want, R_ROWS, R_COLS);
     memcpy(b->d_in, b->in, n * sizeof *b->in);
     poison(b->d_out, R_ROWS);
-    int rc = gm_run_row_sum(b->d_in, b->d_out, R_ROWS, R_COLS, st);
-    if (unusable(rc, st, b->d_out, b->want, b->out, R_ROWS, why, sizeof why) ||
-        counts_implausible(st, n * sizeof(float), R_ROWS * sizeof(float), why, sizeof why) ||
-        st->blocks != R_ROWS) {
-        if (rc == 0 && st->blocks != R_ROWS)
-            snprintf(why, sizeof why, "the emulator reports %llu blocks, the launch has %d",
-                     (unsigned long long)st->blocks, R_ROWS);
+    int rc = gm_run_row_sum(b->d_in, b->d_out, R_ROWS, R_COLS, &own, b->tr);
+    int checked = gm_check_row_sum(b->tr, b->cap, b->d_in, b->d_out, b->in, b->want, R_ROWS,
+                                   R_COLS, 1, st, why, sizeof why);
+    if (unusable(rc, &own, checked, b->d_out, b->want, b->out, R_ROWS, why, sizeof why)) {
         mm_bench_failf(j, "reduce_barriers", "gm_row_sum: %s", why);
         return;
     }
     counts(detail, sizeof detail, st);
-    mm_bench_metricf(j, "reduce_barriers", (double)st->barriers / (double)st->blocks,
+    mm_bench_metricf(j, "reduce_barriers", (double)st->barriers / R_ROWS,
                      " barriers/row", "%s; %llu warp shuffles", detail,
                      (unsigned long long)st->shuffles);
 }
 
 static void bench_gather(mm_json_t *j, buffers_t *b, kemu_stats_t *st)
 {
-    char why[256], detail[512];
+    char why[400], detail[512];
+    kemu_stats_t own;
     size_t n = (size_t)G_IDS * G_DIM;
     bench_fill(b->in, (size_t)G_VOCAB * G_DIM, 3);
     gather_case(b->in, G_VOCAB, G_DIM, b->ids, G_IDS, b->want);
     memcpy(b->d_in, b->in, (size_t)G_VOCAB * G_DIM * sizeof *b->in);
     memcpy(b->d_ids, b->ids, G_IDS * sizeof *b->ids);
     poison(b->d_out, n);
-    int rc = gm_run_gather(b->d_in, G_VOCAB, b->d_ids, b->d_out, G_IDS, G_DIM, st);
-    if (unusable(rc, st, b->d_out, b->want, b->out, n, why, sizeof why) ||
-        counts_implausible(st, n * sizeof(float), n * sizeof(float), why, sizeof why)) {
+    int rc = gm_run_gather(b->d_in, G_VOCAB, b->d_ids, b->d_out, G_IDS, G_DIM, &own, b->tr);
+    int checked = gm_check_gather(b->tr, b->cap, b->d_in, b->d_ids, b->d_out, b->in, b->ids,
+                                  b->want, G_VOCAB, G_IDS, G_DIM, st, why, sizeof why);
+    if (unusable(rc, &own, checked, b->d_out, b->want, b->out, n, why, sizeof why)) {
         mm_bench_failf(j, "gather_sectors", "gm_gather: %s", why);
         return;
     }
@@ -179,6 +168,14 @@ static void info_traffic(mm_json_t *j, const char *name, const kemu_stats_t *st,
     mm_json_int(j, "dram_bytes", (long long)st->dram_bytes);
     mm_json_int(j, "least_bytes", (long long)least);
     mm_json_close(j, '}');
+}
+
+/* Room for the longest trace of the three kernels. */
+static size_t trace_cap(void)
+{
+    size_t t = gm_trace_cap_transpose(T_BATCH, T_ROWS, T_COLS);
+    size_t r = gm_trace_cap_row_sum(R_ROWS, R_COLS), g = gm_trace_cap_gather(G_IDS, G_DIM);
+    return t > r ? (t > g ? t : g) : (r > g ? r : g);
 }
 
 int main(void)
@@ -202,7 +199,9 @@ int main(void)
                    mm_aligned_alloc(256, big * sizeof(float)),
                    mm_aligned_alloc(256, G_IDS * sizeof(int)),
                    mm_shared_alloc(big * sizeof(float)), mm_shared_alloc(big * sizeof(float)),
-                   mm_shared_alloc(4096)};
+                   mm_shared_alloc(4096), NULL, trace_cap()};
+    b.tr = mm_shared_alloc(kemu_trace_bytes(b.cap));
+    b.tr->cap = b.cap;
     if (!b.in || !b.out || !b.want || !b.ids) {
         static const char *const all[] = {"transpose_sectors", "transpose_wavefronts",
                                           "reduce_barriers", "gather_sectors", NULL};

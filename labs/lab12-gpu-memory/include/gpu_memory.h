@@ -6,6 +6,7 @@
 #define GPU_MEMORY_H
 #include <stddef.h>
 #include "kemu.h"
+#include "kemu_trace.h"
 
 #if defined(__CUDACC__)
 #define GM_KERNEL __global__
@@ -58,14 +59,16 @@ GM_KERNEL void gm_gather(const float *table, const int *ids, float *out, int n_i
 unsigned gm_gather_blocks(int n_ids, int dim);
 
 /* The provided launchers: each runs its kernel on the emulator over host buffers that stand for
- * device memory (the kernel may touch only these), fills *st (kemu.h) and returns kemu_run's 0 or
- * -errno; -EINVAL for a NULL pointer, a size below 1 (0 for n_ids), or sizes whose product
- * overflows an int. */
+ * device memory (the kernel may touch only these), fills *st (kemu.h), appends every access to
+ * tr unless it is NULL (kemu_trace.h: what the grader counts from) and returns kemu_run's 0 or
+ * -errno; -EINVAL for a NULL pointer (but tr), a size below 1 (0 for n_ids), or sizes whose
+ * product overflows an int. */
 int gm_run_transpose(const float *in, float *out, int batch, int rows, int cols,
-                     kemu_stats_t *st);
-int gm_run_row_sum(const float *in, float *out, int rows, int cols, kemu_stats_t *st);
+                     kemu_stats_t *st, kemu_trace_t *tr);
+int gm_run_row_sum(const float *in, float *out, int rows, int cols, kemu_stats_t *st,
+                   kemu_trace_t *tr);
 int gm_run_gather(const float *table, int vocab, const int *ids, float *out, int n_ids, int dim,
-                  kemu_stats_t *st);
+                  kemu_stats_t *st, kemu_trace_t *tr);
 #endif
 
 #endif

@@ -32,14 +32,17 @@ typedef struct {
     int writable;
 } kemu_span_t;
 
+struct kemu_trace; /* kemu_trace.h */
+
 /* One launch: grid and block shape, and body(args), which every emulated thread runs (it calls
- * the kernel with its arguments). */
+ * the kernel with its arguments); trace: where to append every access (kemu_trace.h), or NULL. */
 typedef struct {
     kemu_dim3_t grid, block;
     void (*body)(void *args);
     void *args;
     const kemu_span_t *spans;
     unsigned n_spans;
+    struct kemu_trace *trace;
 } kemu_launch_t;
 
 /* Counts for one class of memory instruction (global loads, global stores, shared loads, shared
@@ -75,6 +78,9 @@ typedef struct {
  *   -EFAULT:  the kernel loaded or stored outside its spans, its shared memory and its stack
  *             (st->first_fault), or stored into a span that is not writable;
  *   -EDEADLK: threads of a block waited at different barriers or shuffles, so none could go on;
+ *   -EILSEQ:  the lanes of a warp met at shuffles of different source lines or masks, or a
+ *             shuffle's mask named a lane that had exited or left out one taking part (CUDA
+ *             leaves the result undefined: "Warp Shuffle Functions");
  *   -E2BIG:   the kernels declare more than KEMU_MAX_SHARED bytes of __shared__ memory.
  * On failure st->error says what happened. Not reentrant: one launch at a time per process. */
 int kemu_run(const kemu_launch_t *l, kemu_stats_t *st);
@@ -86,14 +92,15 @@ double kemu_wavefronts_per_request(const kemu_stats_t *st);
 
 /* What the kernel code calls (through include/kemu_cuda.h): the running thread's coordinates,
  * the block barrier, and a warp shuffle of 32 bits (mode: KEMU_SHFL_*; arg: the source lane,
- * the delta or the xor mask; width: a power of two up to 32). */
+ * the delta or the xor mask; width: a power of two up to 32; mask: the lanes taking part, as
+ * CUDA's; site: the source line of the call, so that lanes meeting at different shuffles show). */
 enum { KEMU_SHFL_IDX, KEMU_SHFL_UP, KEMU_SHFL_DOWN, KEMU_SHFL_XOR };
 kemu_dim3_t kemu_thread_idx(void);
 kemu_dim3_t kemu_block_idx(void);
 kemu_dim3_t kemu_block_dim(void);
 kemu_dim3_t kemu_grid_dim(void);
 void kemu_syncthreads(void);
-uint32_t kemu_shfl(int mode, unsigned mask, uint32_t v, int arg, int width);
+uint32_t kemu_shfl(int mode, unsigned mask, uint32_t v, int arg, int width, int site);
 
 /* The recorders that the instrumented kernel code calls before each access (lab.mk renames
  * ThreadSanitizer's __tsan_* calls to these). */

@@ -42,34 +42,40 @@ static inline void __syncthreads(void)
     kemu_syncthreads();
 }
 
-/* Shuffles of any 4- or 8-byte type (8 bytes: two 32-bit shuffles, as the hardware does). */
-template <class T> static inline T kemu_shfl_t(int mode, unsigned mask, T v, int arg, int width)
+/* Shuffles of any 4- or 8-byte type (8 bytes: two 32-bit shuffles, as the hardware does). The
+ * last argument, left to its default, is the caller's source line (the shuffle's call site). */
+template <class T>
+static inline T kemu_shfl_t(int mode, unsigned mask, T v, int arg, int width, int site)
 {
     static_assert(sizeof(T) == 4 || sizeof(T) == 8, "shuffles move 4 or 8 bytes");
     uint32_t w[2] = {0, 0};
     __builtin_memcpy(w, &v, sizeof(T));
     for (unsigned i = 0; i < sizeof(T) / 4; i++)
-        w[i] = kemu_shfl(mode, mask, w[i], arg, width);
+        w[i] = kemu_shfl(mode, mask, w[i], arg, width, site);
     T r;
     __builtin_memcpy(&r, w, sizeof(T));
     return r;
 }
-template <class T> static inline T __shfl_sync(unsigned mask, T v, int src, int width = 32)
+template <class T> static inline T __shfl_sync(unsigned mask, T v, int src, int width = 32,
+                                 int site = __builtin_LINE())
 {
-    return kemu_shfl_t(KEMU_SHFL_IDX, mask, v, src, width);
+    return kemu_shfl_t(KEMU_SHFL_IDX, mask, v, src, width, site);
 }
-template <class T> static inline T __shfl_up_sync(unsigned mask, T v, unsigned d, int width = 32)
+template <class T> static inline T __shfl_up_sync(unsigned mask, T v, unsigned d, int width = 32,
+                                 int site = __builtin_LINE())
 {
-    return kemu_shfl_t(KEMU_SHFL_UP, mask, v, (int)d, width);
+    return kemu_shfl_t(KEMU_SHFL_UP, mask, v, (int)d, width, site);
 }
 template <class T>
-static inline T __shfl_down_sync(unsigned mask, T v, unsigned d, int width = 32)
+static inline T __shfl_down_sync(unsigned mask, T v, unsigned d, int width = 32,
+                                 int site = __builtin_LINE())
 {
-    return kemu_shfl_t(KEMU_SHFL_DOWN, mask, v, (int)d, width);
+    return kemu_shfl_t(KEMU_SHFL_DOWN, mask, v, (int)d, width, site);
 }
-template <class T> static inline T __shfl_xor_sync(unsigned mask, T v, int m, int width = 32)
+template <class T> static inline T __shfl_xor_sync(unsigned mask, T v, int m, int width = 32,
+                                 int site = __builtin_LINE())
 {
-    return kemu_shfl_t(KEMU_SHFL_XOR, mask, v, m, width);
+    return kemu_shfl_t(KEMU_SHFL_XOR, mask, v, m, width, site);
 }
 
 static inline float __fadd_rn(float a, float b)

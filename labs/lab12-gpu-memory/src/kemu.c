@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "kemu_int.h"
+#include "kemu_trace.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>
@@ -49,6 +50,7 @@ static size_t sched_size;
 static void leave(void)
 {
     kthread_t *t = kemu_g.cur;
+    kemu_trace_flush();
 #ifdef KEMU_ASAN
     void *fake = NULL;
     __sanitizer_start_switch_fiber(t->state == KT_DONE ? NULL : &fake, sched_bottom, sched_size);
@@ -99,12 +101,13 @@ void kemu_syncthreads(void)
     leave();
 }
 
-uint32_t kemu_shfl(int mode, unsigned mask, uint32_t v, int arg, int width)
+uint32_t kemu_shfl(int mode, unsigned mask, uint32_t v, int arg, int width, int site)
 {
-    (void)mask;
     kthread_t *t = kemu_g.cur;
     if (!t)
         return v;
+    t->shfl_mask = mask;
+    t->shfl_site = site;
     t->shfl_mode = mode;
     t->shfl_arg = arg;
     t->shfl_width = (width > 0 && width <= KEMU_WARP && !(width & (width - 1))) ? width : 32;
@@ -127,8 +130,35 @@ static int shfl_source(const kthread_t *t, int lane)
     return (src >= base && src < base + w) ? src : -1;
 }
 
+/* Why the shuffle the n lanes of warp w all wait at is undefined in CUDA, into kemu's error
+ * (-EILSEQ), or 0: lanes at different source lines or with different masks, a mask that leaves
+ * out a lane taking part, or one that names a lane that has exited. */
+static int shuffle_undefined(const kthread_t *w, unsigned n)
+{
+    const kthread_t *a = w;
+    while (a->state != KT_SHFL)
+        a++;   /* one lane at least waits (try_shuffle) */
+    const char *why = NULL;
+    unsigned lane;
+    for (lane = 0; lane < n && !why; lane++) {
+        if (w[lane].state == KT_DONE)
+            why = (a->shfl_mask >> lane & 1) ? "names a lane that has exited" : NULL;
+        else if (w[lane].shfl_site != a->shfl_site || w[lane].shfl_mask != a->shfl_mask)
+            why = "meets lanes at another shuffle (another line or mask)";
+        else if (!(w[lane].shfl_mask >> lane & 1))
+            why = "leaves out a lane taking part";
+    }
+    if (!why)
+        return 0;
+    snprintf(kemu_g.st->error, sizeof kemu_g.st->error, "block (%u,%u,%u), warp %u: the shuffle "
+             "at line %d with mask 0x%08x %s (lane %u); CUDA leaves its result undefined",
+             block_idx.x, block_idx.y, block_idx.z, w[0].linear / KEMU_WARP, a->shfl_site,
+             a->shfl_mask, why, lane - 1);
+    return -EILSEQ;
+}
+
 /* Completes the shuffle of warp w (threads [first, first + n)) if all its live lanes wait at
- * one; returns 1 if it did. */
+ * one; returns 1 if it did, 0 if not, -EILSEQ if the shuffle is undefined (shuffle_undefined). */
 static int try_shuffle(kthread_t *w, unsigned n)
 {
     unsigned waiting = 0, live = 0;
@@ -138,6 +168,8 @@ static int try_shuffle(kthread_t *w, unsigned n)
     }
     if (waiting == 0 || waiting != live)
         return 0;
+    if (shuffle_undefined(w, n))
+        return -EILSEQ;
     for (unsigned i = 0; i < n; i++) {
         if (w[i].state != KT_SHFL)
             continue;
@@ -149,6 +181,7 @@ static int try_shuffle(kthread_t *w, unsigned n)
         if (w[i].state == KT_SHFL)
             w[i].state = KT_RUN;
     kemu_g.st->shuffles++;
+    kemu_trace_event(KEMU_EV_SHFL, w[0].linear, 0);
     return 1;
 }
 
@@ -166,10 +199,11 @@ static int try_barrier(unsigned n)
         if (threads[i].state == KT_BARRIER)
             threads[i].state = KT_RUN;
     kemu_g.st->barriers++;
+    kemu_trace_event(KEMU_EV_BARRIER, 0, 0);
     return 1;
 }
 
-/* Runs one block's n threads to their end; 0 or -EDEADLK. */
+/* Runs one block's n threads to their end; 0, -EDEADLK or -EILSEQ (try_shuffle). */
 static int run_block(unsigned n)
 {
     for (;;) {
@@ -183,8 +217,12 @@ static int run_block(unsigned n)
         }
         if (!live)
             return 0;
-        for (unsigned w = 0; w < n; w += KEMU_WARP)
-            ran |= try_shuffle(&threads[w], n - w < KEMU_WARP ? n - w : KEMU_WARP);
+        for (unsigned w = 0; w < n; w += KEMU_WARP) {
+            int rc = try_shuffle(&threads[w], n - w < KEMU_WARP ? n - w : KEMU_WARP);
+            if (rc < 0)
+                return rc;
+            ran |= rc;
+        }
         ran |= try_barrier(n);
         if (!ran) {
             snprintf(kemu_g.st->error, sizeof kemu_g.st->error,

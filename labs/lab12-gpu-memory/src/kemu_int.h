@@ -18,7 +18,8 @@ typedef struct {
     kthread_state_t state;
     kemu_dim3_t idx;
     unsigned linear; /* x + y * bx + z * bx * by: lane = linear % 32, warp = linear / 32 */
-    int shfl_mode, shfl_arg, shfl_width;
+    int shfl_mode, shfl_arg, shfl_width, shfl_site;
+    unsigned shfl_mask;
     uint32_t shfl_in, shfl_out;
     unsigned n_pcs;
     uintptr_t pcs[KEMU_PCS];
@@ -42,5 +43,16 @@ extern kemu_state_t kemu_g;
 int kemu_rec_begin(void);
 void kemu_rec_block_end(unsigned n_threads);
 void kemu_rec_end(void);
+
+/* Trace (kemu_trace.c), when the launch has one (kemu_launch_t.trace; else these do nothing):
+ * begin and end with the recorder; an access of `bytes` bytes at a by the running thread
+ * (op: KEMU_EV_GLD..SST); a barrier, shuffle or fault (thread: the warp's first thread for a
+ * shuffle, the faulting thread); flush: the running thread's last store has happened (called
+ * whenever a thread leaves for the scheduler). */
+void kemu_trace_begin(void);
+void kemu_trace_access(int op, uintptr_t a, size_t bytes);
+void kemu_trace_event(int op, unsigned thread, uintptr_t a);
+void kemu_trace_flush(void);
+void kemu_trace_end(void);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kemu_int.h"
+#include "kemu_trace.h"
 
 enum { SP_GLOBAL, SP_SHARED };
 
@@ -98,44 +99,6 @@ static int add_sector(uintptr_t s)
     return 0;
 }
 
-static int cmp_uptr(const void *a, const void *b)
-{
-    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The distinct units (addr / unit) the request's lanes touch, sorted into u; their number. */
-static size_t units(const request_t *r, unsigned unit, uintptr_t *u)
-{
-    size_t m = 0;
-    for (unsigned i = 0; i < r->n; i++)
-        for (uintptr_t x = r->addr[i] / unit; x <= (r->addr[i] + r->size[i] - 1) / unit; x++)
-            u[m++] = x;
-    qsort(u, m, sizeof *u, cmp_uptr);
-    size_t d = 0;
-    for (size_t i = 0; i < m; i++)
-        if (d == 0 || u[i] != u[d - 1])
-            u[d++] = u[i];
-    return d;
-}
-
-/* Wavefronts of a shared request: the most distinct words one bank serves, and at least one
- * per 128 bytes of distinct words. */
-static uint64_t wavefronts(const request_t *r)
-{
-    uintptr_t w[KEMU_WARP * 5];
-    unsigned per_bank[KEMU_BANKS] = {0}, most = 0;
-    size_t d = units(r, KEMU_BANK_BYTES, w);
-    for (size_t i = 0; i < d; i++) {
-        unsigned b = (unsigned)(w[i] % KEMU_BANKS);
-        if (++per_bank[b] > most)
-            most = per_bank[b];
-    }
-    size_t passes = (d * KEMU_BANK_BYTES + KEMU_WARP * KEMU_BANK_BYTES - 1) /
-                    (KEMU_WARP * KEMU_BANK_BYTES);
-    return most > passes ? most : passes;
-}
-
 /* Counts one request into its class. */
 static void count(const request_t *r)
 {
@@ -146,11 +109,11 @@ static void count(const request_t *r)
     for (unsigned i = 0; i < r->n; i++)
         c->bytes += r->size[i];
     if (r->space == SP_SHARED) {
-        c->wavefronts += wavefronts(r);
+        c->wavefronts += kemu_request_wavefronts(r->addr, r->size, r->n);
         return;
     }
     uintptr_t s[KEMU_WARP * 2];
-    size_t d = units(r, KEMU_SECTOR, s);
+    size_t d = kemu_request_sectors(r->addr, r->size, r->n, s);
     c->sectors += d;
     st->l2_bytes += d * KEMU_SECTOR;
     for (size_t i = 0; i < d; i++)
@@ -196,12 +159,14 @@ static void end_coverage(const kemu_launch_t *l, kemu_stats_t *st)
 
 int kemu_rec_begin(void)
 {
+    kemu_trace_begin();
     return begin_coverage(kemu_g.launch);
 }
 
 void kemu_rec_end(void)
 {
     kemu_stats_t *st = kemu_g.st;
+    kemu_trace_end();
     end_coverage(kemu_g.launch, st);
     st->dram_bytes = sectors_used * KEMU_SECTOR;
     free(reqs);
@@ -238,6 +203,7 @@ static int64_t next_run(kthread_t *t, uintptr_t pc)
 
 static void fault(uintptr_t a)
 {
+    kemu_trace_event(KEMU_EV_FAULT, kemu_g.cur ? kemu_g.cur->linear : 0, a);
     if (!kemu_g.st->faults++)
         kemu_g.st->first_fault = a;
 }
@@ -273,6 +239,9 @@ static void record(uintptr_t pc, const void *p, size_t n, int write)
     int space = space_of(t, (uintptr_t)p, n, write);
     if (space < 0)
         return;
+    kemu_trace_access(space == SP_SHARED ? (write ? KEMU_EV_SST : KEMU_EV_SLD)
+                                         : (write ? KEMU_EV_GST : KEMU_EV_GLD),
+                      (uintptr_t)p, n);
     int64_t k = next_run(t, pc);
     request_t *r = k < 0 ? NULL : request(t->linear / KEMU_WARP, pc, (uint32_t)k, space, write);
     if (!r) {

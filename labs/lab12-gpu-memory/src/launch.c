@@ -46,14 +46,8 @@ static int fits(int a, int b, int c)
     return (long long)a * b * c <= INT_MAX;
 }
 
-unsigned gm_gather_blocks(int n_ids, int dim)
-{
-    long long n = (long long)n_ids * dim, b = (n + GM_GATHER_THREADS - 1) / GM_GATHER_THREADS;
-    return b < 1 ? 1u : b > GM_GATHER_MAX_BLOCKS ? GM_GATHER_MAX_BLOCKS : (unsigned)b;
-}
-
 int gm_run_transpose(const float *in, float *out, int batch, int rows, int cols,
-                     kemu_stats_t *st)
+                     kemu_stats_t *st, kemu_trace_t *tr)
 {
     if (!in || !out || !st || batch < 1 || rows < 1 || cols < 1 || !fits(batch, rows, cols))
         return -EINVAL;
@@ -61,11 +55,12 @@ int gm_run_transpose(const float *in, float *out, int batch, int rows, int cols,
     transpose_args_t a = {in, out, rows, cols};
     kemu_span_t spans[2] = {{in, bytes, 0}, {out, bytes, 1}};
     kemu_launch_t l = {{ceil_div(cols, GM_TILE), ceil_div(rows, GM_TILE), (unsigned)batch},
-                       {GM_TILE, GM_TILE_ROWS, 1}, transpose_body, &a, spans, 2};
+                       {GM_TILE, GM_TILE_ROWS, 1}, transpose_body, &a, spans, 2, tr};
     return kemu_run(&l, st);
 }
 
-int gm_run_row_sum(const float *in, float *out, int rows, int cols, kemu_stats_t *st)
+int gm_run_row_sum(const float *in, float *out, int rows, int cols, kemu_stats_t *st,
+                   kemu_trace_t *tr)
 {
     if (!in || !out || !st || rows < 1 || cols < 1 || !fits(rows, cols, 1))
         return -EINVAL;
@@ -73,12 +68,12 @@ int gm_run_row_sum(const float *in, float *out, int rows, int cols, kemu_stats_t
     kemu_span_t spans[2] = {{in, (size_t)rows * cols * sizeof(float), 0},
                             {out, (size_t)rows * sizeof(float), 1}};
     kemu_launch_t l = {{(unsigned)rows, 1, 1}, {GM_REDUCE_THREADS, 1, 1}, row_sum_body, &a,
-                       spans, 2};
+                       spans, 2, tr};
     return kemu_run(&l, st);
 }
 
 int gm_run_gather(const float *table, int vocab, const int *ids, float *out, int n_ids, int dim,
-                  kemu_stats_t *st)
+                  kemu_stats_t *st, kemu_trace_t *tr)
 {
     if (!table || !ids || !out || !st || vocab < 1 || n_ids < 0 || dim < 1 ||
         !fits(vocab, dim, 1) || !fits(n_ids, dim, 1))
@@ -88,6 +83,6 @@ int gm_run_gather(const float *table, int vocab, const int *ids, float *out, int
                             {ids, (size_t)n_ids * sizeof(int), 0},
                             {out, (size_t)n_ids * dim * sizeof(float), 1}};
     kemu_launch_t l = {{gm_gather_blocks(n_ids, dim), 1, 1}, {GM_GATHER_THREADS, 1, 1},
-                       gather_body, &a, spans, 3};
+                       gather_body, &a, spans, 3, tr};
     return kemu_run(&l, st);
 }

@@ -13,15 +13,20 @@ static void check_gather(mm_rng_t *r, int vocab, int dim, int n_ids, const int *
     int *ids = tu_alloc((size_t)n_ids * sizeof *ids);
     for (int i = 0; i < n_ids; i++)
         ids[i] = pick ? pick[i] : (int)mm_rng_range(r, 0, (uint64_t)vocab - 1);
-    char what[96];
-    kemu_stats_t st;
+    char what[96], why[400];
+    kemu_stats_t st, counted;
+    size_t cap = gm_trace_cap_gather(n_ids, dim);
+    kemu_trace_t *tr = tu_trace(cap);
     snprintf(what, sizeof what, "%d ids of a %d x %d table", n_ids, vocab, dim);
     tu_gather(table, ids, want, n_ids, dim);
     size_t n_out = (size_t)n_ids * dim;
     float *d_table = tu_device(table, (size_t)vocab * dim * sizeof *table),
           *d_out = tu_device(out, n_out * sizeof *out);
     int *d_ids = tu_device(ids, (size_t)n_ids * sizeof *ids);
-    tu_expect_run(gm_run_gather(d_table, vocab, d_ids, d_out, n_ids, dim, &st), &st, what);
+    int rc = gm_run_gather(d_table, vocab, d_ids, d_out, n_ids, dim, &st, tr);
+    int checked = gm_check_gather(tr, cap, d_table, d_ids, d_out, table, ids, want, vocab, n_ids,
+                                  dim, &counted, why, sizeof why);
+    tu_expect_run(rc, &st, checked, why, what);
     tu_expect_same(d_out, want, n_out, what);
     tu_free(table), tu_free(out), tu_free(want), tu_free(ids);
 }
@@ -53,10 +58,13 @@ MM_TEST(test_gather_repeated_ids)
 }
 MM_END_TEST
 
-/* More elements than the grid has threads: the grid-stride loop must cover them all. */
+/* More elements than the grid has threads: the grid-stride loop must cover them all; the
+ * second case (91,000 elements, over 4 strides of the largest grid, rows of 130 floats) more
+ * than four times over, so that a loop taking several strides per round is checked too. */
 MM_TEST(test_gather_more_than_the_grid)
 {
     mm_rng_t r = MM_RNG();
     check_gather(&r, 500, 96, 300, NULL);
+    check_gather(&r, 1000, 130, 700, NULL);
 }
 MM_END_TEST

@@ -10,13 +10,18 @@ static void check_row_sums(mm_rng_t *r, int rows, int cols)
 {
     float *in = tu_floats(r, (size_t)rows * cols), *out = tu_poisoned((size_t)rows),
           *want = tu_poisoned((size_t)rows);
-    char what[96];
-    kemu_stats_t st;
+    char what[96], why[400];
+    kemu_stats_t st, counted;
+    size_t cap = gm_trace_cap_row_sum(rows, cols);
+    kemu_trace_t *tr = tu_trace(cap);
     snprintf(what, sizeof what, "%d rows of %d", rows, cols);
     tu_row_sums(in, want, rows, cols);
     float *d_in = tu_device(in, (size_t)rows * cols * sizeof *in),
           *d_out = tu_device(out, (size_t)rows * sizeof *out);
-    tu_expect_run(gm_run_row_sum(d_in, d_out, rows, cols, &st), &st, what);
+    int rc = gm_run_row_sum(d_in, d_out, rows, cols, &st, tr);
+    int checked = gm_check_row_sum(tr, cap, d_in, d_out, in, want, rows, cols, 0, &counted, why,
+                                   sizeof why);
+    tu_expect_run(rc, &st, checked, why, what);
     tu_expect_same(d_out, want, (size_t)rows, what);
     tu_free(in), tu_free(out), tu_free(want);
 }

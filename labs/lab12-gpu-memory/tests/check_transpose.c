@@ -11,12 +11,17 @@ static void check_transpose(mm_rng_t *r, int batch, int rows, int cols)
 {
     size_t n = (size_t)batch * rows * cols;
     float *in = tu_floats(r, n), *out = tu_poisoned(n), *want = tu_poisoned(n);
-    char what[96];
-    kemu_stats_t st;
+    char what[96], why[400];
+    kemu_stats_t st, counted;
+    size_t cap = gm_trace_cap_transpose(batch, rows, cols);
+    kemu_trace_t *tr = tu_trace(cap);
     snprintf(what, sizeof what, "%d matrices of %d x %d", batch, rows, cols);
     tu_transpose(in, want, batch, rows, cols);
     float *d_in = tu_device(in, n * sizeof *in), *d_out = tu_device(out, n * sizeof *out);
-    tu_expect_run(gm_run_transpose(d_in, d_out, batch, rows, cols, &st), &st, what);
+    int rc = gm_run_transpose(d_in, d_out, batch, rows, cols, &st, tr);
+    int checked = gm_check_transpose(tr, cap, d_in, d_out, in, want, batch, rows, cols, 0,
+                                     &counted, why, sizeof why);
+    tu_expect_run(rc, &st, checked, why, what);
     tu_expect_same(d_out, want, n, what);
     tu_free(in), tu_free(out), tu_free(want);
 }

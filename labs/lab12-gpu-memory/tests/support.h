@@ -5,6 +5,7 @@
 #ifndef TU_SUPPORT_H
 #define TU_SUPPORT_H
 #include <stddef.h>
+#include "gm_check.h"
 #include "kemu.h"
 #include "mm_rng.h"
 
@@ -29,10 +30,17 @@ void tu_transpose(const float *in, float *out, int batch, int rows, int cols);
 void tu_row_sums(const float *in, float *out, int rows, int cols);
 void tu_gather(const float *table, const int *ids, float *out, int n_ids, int dim);
 
-/* Fails the test unless a launch returned 0 (with the emulator's words otherwise), touched only
- * its buffers, and wrote all of its output through recorded stores. `what` names the case.
- * These three are the emulator's report, made in the student's process. */
-void tu_expect_run(int rc, const kemu_stats_t *st, const char *what);
+/* An empty trace with room for cap events, in memory shared with the student's process (the
+ * emulator there appends to it); freed with the test's student process. */
+kemu_trace_t *tu_trace(size_t cap);
+
+/* Fails the test unless a launch returned 0 (rc, with the emulator's words st->error otherwise)
+ * and the grader's check of its trace (checked: gm_check_*'s result, why its words) found a
+ * complete, consistent run that touched only its buffers and stored all of its output. The
+ * launch's result and st are the student's process's report: only a failure is taken from them.
+ * `what` names the case. */
+void tu_expect_run(int rc, const kemu_stats_t *st, int checked, const char *why,
+                   const char *what);
 /* Fails the test at the first of n elements where the kernel's output `dev` (shared memory,
  * copied here first) differs from want (NaN never equal). */
 void tu_expect_same(const float *dev, const float *want, size_t n, const char *what);

@@ -35,20 +35,27 @@ static void shuffle(void *p)
     probe_shuffle(a->out, a->mode);
 }
 
+static void shuffle_undefined(void *p)
+{
+    probe_args_t *a = p;
+    probe_shuffle_undefined(a->out, a->mode);
+}
+
 static void print(const char *name, int param, int rc, const kemu_stats_t *st, const int *sums)
 {
     printf("{\"probe\": \"%s\", \"param\": %d, \"rc\": %d, \"gld_requests\": %llu, "
            "\"gld_sectors\": %llu, \"gst_requests\": %llu, \"gst_sectors\": %llu, "
            "\"sld_requests\": %llu, \"sld_wavefronts\": %llu, \"sst_requests\": %llu, "
            "\"sst_wavefronts\": %llu, \"dram_bytes\": %llu, \"barriers\": %llu, "
-           "\"shuffles\": %llu, \"faults\": %llu, \"sum0\": %d, \"sum1\": %d}\n",
+           "\"shuffles\": %llu, \"faults\": %llu, \"sum0\": %d, \"sum1\": %d, "
+           "\"error\": \"%s\"}\n",
            name, param, rc, (unsigned long long)st->gld.requests,
            (unsigned long long)st->gld.sectors, (unsigned long long)st->gst.requests,
            (unsigned long long)st->gst.sectors, (unsigned long long)st->sld.requests,
            (unsigned long long)st->sld.wavefronts, (unsigned long long)st->sst.requests,
            (unsigned long long)st->sst.wavefronts, (unsigned long long)st->dram_bytes,
            (unsigned long long)st->barriers, (unsigned long long)st->shuffles,
-           (unsigned long long)st->faults, sums ? sums[0] : 0, sums ? sums[1] : 0);
+           (unsigned long long)st->faults, sums ? sums[0] : 0, sums ? sums[1] : 0, st->error);
 }
 
 /* One probe run: `threads` threads in one block over in (in_bytes) and out (out_bytes). */
@@ -56,7 +63,7 @@ static void run(const char *name, void (*body)(void *), probe_args_t *a, size_t 
                 size_t out_bytes, unsigned threads, int param, int sums)
 {
     kemu_span_t spans[2] = {{a->in, in_bytes, 0}, {a->out, out_bytes, 1}};
-    kemu_launch_t l = {{1, 1, 1}, {threads, 1, 1}, body, a, spans, a->in ? 2 : 1};
+    kemu_launch_t l = {{1, 1, 1}, {threads, 1, 1}, body, a, spans, a->in ? 2 : 1, NULL};
     if (!a->in)
         spans[0] = spans[1];
     kemu_stats_t st;
@@ -79,5 +86,8 @@ int main(void)
     }
     run("shuffle_xor", shuffle, &(probe_args_t){0, 1, NULL, out}, 0, sizeof out, 64, 1, 1);
     run("shuffle_down", shuffle, &(probe_args_t){0, 0, NULL, out}, 0, sizeof out, 64, 0, 1);
+    for (int how = 1; how <= 2; how++)
+        run("shuffle_undefined", shuffle_undefined, &(probe_args_t){0, how, NULL, out}, 0,
+            sizeof out, 32, how, 0);
     return 0;
 }

@@ -28,3 +28,15 @@ __global__ void probe_shuffle(int *out, int xor_mode)
     if (threadIdx.x % 32 == 0)
         out[threadIdx.x / 32] = v;
 }
+
+__global__ void probe_shuffle_undefined(int *out, int how)
+{
+    int v = (int)threadIdx.x;
+    if (how == 1 && threadIdx.x % 32 == 31)
+        return;   /* lane 31 exits; the others name it in their mask */
+    if (how == 2 && threadIdx.x % 2)
+        v += __shfl_xor_sync(0xffffffffu, v, 1);   /* odd lanes here, */
+    else
+        v += __shfl_xor_sync(0xffffffffu, v, 1);   /* even lanes at another line */
+    out[threadIdx.x % 32] = v;
+}

@@ -14,6 +14,9 @@ void probe_shared(float *out, int stride);
 /* A block of blockDim.x threads: out[warp] = the sum of the lanes' indices by shuffles
  * (xor: 1; down: 0). */
 void probe_shuffle(int *out, int xor_mode);
+/* One warp, a shuffle CUDA leaves undefined: how 1, a full mask with lane 31 exited; how 2, odd
+ * and even lanes at shuffles of different lines. The emulator refuses both (-EILSEQ). */
+void probe_shuffle_undefined(int *out, int how);
 #ifdef __cplusplus
 }
 #endif

@@ -43,7 +43,7 @@ def train(steps, seed=0, on_step=None):
         value = loss.item()
         losses.append(value)
         mean = float(pred.data.mean())
-        _LOG_HOOKS.append(lambda: mean)
+        _LOG_HOOKS.append(lambda mean=mean: mean)   # the value now, not the variable
         del pred, loss
         if on_step is not None:
             on_step(step, value)

@@ -32,15 +32,32 @@ __device__ static float warp_sum(float v)
     return v;
 }
 
+/* The sum of a thread's strided slice of a row: row[j], row[j + step], ... below cols. Whole
+ * rounds of 4 * step floats first, their 4 loads independent (4 in flight per thread, 4
+ * sums), the round's bound the same for every thread (no lane leaves a round early); then the
+ * rest one at a time. Consecutive lanes read consecutive floats throughout. */
+__device__ static float slice_sum(const float *row, int cols, int j, int step)
+{
+    float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+    int base = 0;
+    for (; base + 4 * step <= cols; base += 4 * step, j += 4 * step) {
+        s0 += row[j];
+        s1 += row[j + step];
+        s2 += row[j + 2 * step];
+        s3 += row[j + 3 * step];
+    }
+    for (; j < cols; j += step)
+        s0 += row[j];
+    return (s0 + s1) + (s2 + s3);
+}
+
 /* Part B: each thread adds a strided slice of the row (consecutive lanes, consecutive floats),
  * each warp folds its 32 partial sums with shuffles, one barrier, then warp 0 folds the warps'. */
 __global__ void gm_row_sum(const float *in, float *out, int cols)
 {
     __shared__ float partial[GM_REDUCE_THREADS / 32];
     const float *row = in + (size_t)blockIdx.x * cols;
-    float s = 0.0f;
-    for (int j = threadIdx.x; j < cols; j += blockDim.x)
-        s += row[j];
+    float s = slice_sum(row, cols, (int)threadIdx.x, (int)blockDim.x);
     s = warp_sum(s);
     int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     if (lane == 0)
@@ -54,13 +71,40 @@ __global__ void gm_row_sum(const float *in, float *out, int cols)
     }
 }
 
+/* Where output element e comes from in table: row ids[e / dim], column e % dim. The division
+ * in 32 bits while e fits (a 64-bit one is a long software routine on a GPU). */
+__device__ static size_t source_of(const int *ids, size_t e, int dim)
+{
+    size_t i, j;
+    if (e <= 0xffffffffu) {
+        unsigned u = (unsigned)e, d = (unsigned)dim;
+        i = u / d;
+        j = u % d;
+    } else {
+        i = e / (size_t)dim;
+        j = e % (size_t)dim;
+    }
+    return (size_t)ids[i] * dim + j;
+}
+
 /* Part C: element e of the output is (row e / dim, column e % dim): consecutive lanes take
- * consecutive columns of one row, so a warp's loads and stores are consecutive addresses. */
+ * consecutive columns of one row, so a warp's loads and stores are consecutive addresses. Whole
+ * rounds of 4 grid strides first, the same bound for every thread: 4 ids, then 4 table loads in
+ * flight, then 4 stores; the rest one element at a time. */
 __global__ void gm_gather(const float *table, const int *ids, float *out, int n_ids, int dim)
 {
     size_t n = (size_t)n_ids * dim, stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += stride) {
-        size_t i = e / dim, j = e % dim;
-        out[e] = table[(size_t)ids[i] * dim + j];
+    size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (size_t base = 0; base + 4 * stride <= n; base += 4 * stride, e += 4 * stride) {
+        size_t src[4];
+        float v[4];
+        for (int k = 0; k < 4; k++)
+            src[k] = source_of(ids, e + k * stride, dim);
+        for (int k = 0; k < 4; k++)
+            v[k] = table[src[k]];
+        for (int k = 0; k < 4; k++)
+            out[e + k * stride] = v[k];
     }
+    for (; e < n; e += stride)
+        out[e] = table[source_of(ids, e, dim)];
 }

@@ -1,0 +1,45 @@
+"""Calibration warns (grader/grading/calibrate.py): fewer measured runs than asked write no
+thresholds; a naive variant earning points against the reference is flagged with its figure.
+The benchmark is not run: its items are made here."""
+from grader.grading import calibrate
+from grader.rules import labs, variants
+from grader.rules.results import PASSED, SKIPPED, Item
+
+SLUG = "lab03-tensor-strides"
+METRIC = "contiguous_transposed"      # vs_reference: zero at 0.35, full at 0.8
+
+
+def _seen(ref: float, naive: float, runs: int, skipped: int = 0) -> dict:
+    lab = labs.load(SLUG)
+
+    def items(v):
+        return [Item(lab.id, "metric", m.name, m.points, 0, PASSED, "", v) for m in lab.metrics]
+    seen = {"reference": {m.name: [] for m in lab.metrics},
+            "naive": {m.name: [] for m in lab.metrics}}
+    for r in range(runs):
+        for who, v in (("reference", ref), ("naive", naive)):
+            for it in items(v):
+                if r < skipped:
+                    it.status, it.value = SKIPPED, None
+                seen[who][it.name].append(it)
+    return seen
+
+
+def test_a_naive_variant_that_earns_points_is_flagged_with_its_figure():
+    lab = labs.load(SLUG)
+    assert METRIC in variants.declared(SLUG)["naive"]["metrics_zero"]
+    flags = calibrate.naive_earning(lab, _seen(1.0, 0.42, 4))
+    assert any(f.startswith(f"{METRIC}: naive variant naive at 0.42") and "0.35" in f
+               for f in flags), flags
+    assert not [f for f in calibrate.naive_earning(lab, _seen(1.0, 0.2, 4)) if METRIC in f]
+
+
+def test_fewer_measured_runs_than_asked_writes_no_thresholds(tmp_path, monkeypatch):
+    lab = labs.load(SLUG)
+    monkeypatch.setattr(calibrate, "measure", lambda *a, **k: _seen(1.0, 0.1, 4, skipped=1))
+    monkeypatch.setattr(calibrate, "summary", lambda *a, **k: None)
+    said = []
+    calibrate.run(lab, 4, 0.15, str(tmp_path / "t.toml"), out=said.append)
+    assert not (tmp_path / "t.toml").exists()
+    assert any("reference measured in 3 of 4 runs" in s for s in said), said
+    assert any("no thresholds written" in s for s in said)
