@@ -9,7 +9,8 @@
  * kernel is given code and runs here too. While this program measures, your process must be
  * idle (mm_idle_*: its CPU time is read before and after); if it ran, no metric is scored.
  * The prediction's inputs are measured in each round, before and after the kernel's timing: a
- * round counts only when every level's latency held within NOISE across it, and the metric needs
+ * round counts only when every level's latency stayed within NOISE of the lowest the run
+ * measured for it (the staircase's, every round's), and the metric needs
  * MIN_ROUNDS such rounds (of at most MAX_ROUNDS), else it is skipped with the figures. */
 #include <errno.h>
 #include <math.h>
@@ -36,7 +37,7 @@
 #define ROUNDS 7 /* kernel time vs prediction: the median error of this many steady rounds */
 #define MIN_ROUNDS 5  /* ... at least this many steady rounds, or the metric is skipped */
 #define MAX_ROUNDS 15 /* ... of at most this many tries */
-#define NOISE 0.25    /* a steady round: each level's latency after the kernel within 25 % of before */
+#define NOISE 0.25    /* a steady round: each level's latency within 25 % of the run's lowest */
 #define LEVEL_MS 10.0 /* each level's latency, timed before and after the kernel in a round */
 #define WALK_WARMUP ((size_t)1 << 19) /* steps before the timed ones (simulated, not counted) */
 #define WALK_STEPS ((size_t)1 << 21)  /* timed / counted steps */
@@ -335,7 +336,9 @@ typedef struct {
     double pred[ROUNDS], meas[ROUNDS], err[ROUNDS];
     size_t nlevels;
     int steady, tries;           /* steady rounds (the first `steady` of pred, meas, err), tries */
-    double worst, worst_before, worst_after; /* the unsteadiest input seen: level, before, after */
+    double best[EL_MAX_LEVELS + 1];         /* each level's lowest latency in this run */
+    double hi[ROUNDS][EL_MAX_LEVELS + 1];   /* each steady round's highest, per level */
+    double worst, worst_best, worst_hi; /* the input furthest above its best: level, best, it */
 } predict_t;
 
 /* What el_amat gives for the hit rates your el_predict_ns reported (amat.h's model, bottom up);
@@ -361,24 +364,39 @@ static int time_levels(const run_t *r, const predict_t *p, double *lat)
     return rc;
 }
 
-/* Whether before[] and after[] (one per level) agree within NOISE: 1, or 0 with the level that
- * moved most kept in p->worst* when it moved more than any seen so far. */
-static int steady(predict_t *p, const double *before, const double *after)
+/* Whether every level's highest latency of a round, hi[], is within NOISE of the lowest this
+ * run measured for it (p->best): 1, or 0 with the level furthest above kept in p->worst* when
+ * it is further than any seen so far. A burst between the figures of a round shows as their
+ * spread; a neighbour busy for the whole round shows against the run's quieter moments. */
+static int steady(predict_t *p, const double *hi)
 {
     int ok = 1;
     for (size_t i = 0; i <= p->nlevels; i++) {
-        double lo = fmin(before[i], after[i]), hi = fmax(before[i], after[i]);
-        double was = fmax(p->worst_after / p->worst_before, p->worst_before / p->worst_after);
-        if (!(hi <= (1 + NOISE) * lo)) {
-            ok = 0;
-            if (!(was >= hi / lo)) { /* NaN before the first */
-                p->worst = (double)i;
-                p->worst_before = before[i];
-                p->worst_after = after[i];
-            }
+        if (hi[i] <= (1 + NOISE) * p->best[i])
+            continue;
+        ok = 0;
+        if (!(p->worst_hi / p->worst_best >= hi[i] / p->best[i])) { /* NaN before the first */
+            p->worst = (double)i;
+            p->worst_best = p->best[i];
+            p->worst_hi = hi[i];
         }
     }
     return ok;
+}
+
+/* Keeps, in order, only the steady rounds still steady against p->best (it only falls). */
+static void refilter(predict_t *p)
+{
+    int kept = 0;
+    for (int k = 0; k < p->steady; k++) {
+        if (!steady(p, p->hi[k]))
+            continue;
+        p->pred[kept] = p->pred[k];
+        p->meas[kept] = p->meas[k];
+        p->err[kept] = p->err[k];
+        memcpy(p->hi[kept++], p->hi[k], sizeof p->hi[k]);
+    }
+    p->steady = kept;
 }
 
 /* One try, one walk of its own (seed WALK_SEED + k): every level's latency, the kernel timed,
@@ -399,9 +417,15 @@ static int predict_round(run_t *r, const el_walk_t *w, uint64_t *trace, predict_
     if (rc == 0)
         rc = time_levels(r, p, after);
     mm_idle_stop(&r->idle);
-    if (rc != 0 || !steady(p, before, after))
+    double hi[EL_MAX_LEVELS + 1];
+    for (size_t i = 0; i <= p->nlevels && rc == 0; i++) {
+        p->best[i] = fmin(p->best[i], fmin(before[i], after[i]));
+        hi[i] = fmax(before[i], after[i]);
+    }
+    if (rc != 0 || !steady(p, hi))
         return rc;
     int n = p->steady;
+    memcpy(p->hi[n], hi, sizeof hi);
     for (size_t i = 0; i <= p->nlevels; i++)
         p->lat[i] = (before[i] + after[i]) / 2;
     p->meas[n] = meas;
@@ -439,8 +463,12 @@ static int measure_prediction(run_t *r, const el_walk_t *w, predict_t *p)
 {
     uint64_t *trace = malloc((WALK_WARMUP + WALK_STEPS) * sizeof *trace);
     int rc = trace ? 0 : -ENOMEM;
-    for (p->tries = 0; p->tries < MAX_ROUNDS && p->steady < ROUNDS && rc == 0; p->tries++)
+    for (size_t i = 0; i <= p->nlevels; i++)
+        p->best[i] = r->ns[p->point[i]];
+    for (p->tries = 0; p->tries < MAX_ROUNDS && p->steady < ROUNDS && rc == 0; p->tries++) {
         rc = predict_round(r, w, trace, p, p->tries);
+        refilter(p);
+    }
     free(trace);
     return rc;
 }
@@ -466,10 +494,11 @@ static void score_prediction(mm_json_t *j, predict_t *p, int rc)
     }
     if (p->steady < MIN_ROUNDS) {
         mm_bench_skipf(j, "prediction_error", "the prediction's inputs were not steady in this "
-                       "run: in %d of %d rounds every level's latency held within %.0f %% "
-                       "across the kernel's timing (needs %d); the worst, %s, went from %.1f to "
-                       "%.1f ns", p->steady, p->tries, NOISE * 100, MIN_ROUNDS,
-                       level_name(p, (size_t)p->worst), p->worst_before, p->worst_after);
+                       "run: in %d of %d rounds every level's latency, before and after the "
+                       "kernel, stayed within %.0f %% of the lowest this run measured for it "
+                       "(needs %d); the worst, %s, reached %.1f ns against %.1f", p->steady,
+                       p->tries, NOISE * 100, MIN_ROUNDS, level_name(p, (size_t)p->worst),
+                       p->worst_hi, p->worst_best);
         return;
     }
     size_t n = (size_t)p->steady;
@@ -479,8 +508,8 @@ static void score_prediction(mm_json_t *j, predict_t *p, int rc)
     memcpy(me, p->meas, n * sizeof *me);
     mm_bench_metricf(j, "prediction_error", mm_median(e, n), "", "predicted %.2f ns per step, "
                      "measured %.2f ns (medians of %zu rounds of %d tried, each with every "
-                     "level's latency within %.0f %% before and after the kernel; hit rates L1 "
-                     "%.3f, L2 %.3f)", mm_median(pr, n), mm_median(me, n), n, p->tries,
+                     "level's latency within %.0f %% of the run's lowest before and after the "
+                     "kernel; hit rates L1 %.3f, L2 %.3f)", mm_median(pr, n), mm_median(me, n), n, p->tries,
                      NOISE * 100, p->hit[0], p->nlevels > 1 ? p->hit[1] : 0.0);
 }
 
