@@ -14,6 +14,12 @@ FIND_PY     = { py=$$(common/find-python.sh) || { echo "mlmem: no Python 3.11+ (
 GRADER      = { $(DEPS_OK) || { echo "mlmem: setting up the packages mlmem needs failed (see above); \`make deps\` tries again" >&2; exit 1; }; } && $(FIND_PY) && $$py -m grader
 
 lab_slug = $(filter lab$(1)-%,$(LABS))
+# Run as root in a checkout another uid owns (a container over a clone mounted from the host,
+# `docker run -v "$PWD":...`), what a target wrote is given back to the checkout's owner, so that
+# the student's own account can rebuild and delete it. Appended to a recipe's last command, it
+# keeps that command's exit status.
+GIVE_BACK   = ; rc=$$?; if [ "$$(id -u)" = 0 ] && own=$$(stat -c %u:%g .) && [ "$${own%%:*}" != 0 ]; then \
+  chown -R "$$own" $(BUILD) 2>/dev/null; chown "$$own" *-handin.tar.gz 2>/dev/null; fi; exit $$rc
 
 help:
 	@echo "mlmem — memory for machine-learning systems, one lab at a time"
@@ -96,7 +102,7 @@ lab%:
 	@$(FIND_PY) && vars=$$($$py -m grader make-vars --lab $*) && mapfile -t vars <<< "$$vars" && \
 	  $(MAKE) -f common/lab-build.mk LABSRC=labs/$(call lab_slug,$*) OUT=$(call lab_out,$*) "$${vars[@]}"
 	@echo "== unit tests of $(call lab_slug,$*) (your code in labs/$(call lab_slug,$*)/src$(if $(FLAGS_SET),; $(FLAGS_SET))) =="
-	@$(call lab_out,$*)/check_lab || echo "(some tests fail: see above; \`make grade LAB=$*\` scores them)"
+	@$(call lab_out,$*)/check_lab || echo "(some tests fail: see above; \`make grade LAB=$*\` scores them)" $(GIVE_BACK)
 
 numa-guest:
 	@$(GRADER).grading.numa_guest "$(SUBMISSION)"
@@ -104,7 +110,7 @@ numa-guest:
 # Without LAB, a student's `make grade` grades the lab built last (`--lab last`: it says which);
 # with SUBMISSION= given (course staff) every lab, as with LAB=all.
 grade:
-	@$(GRADER) grade $(if $(LAB),--lab $(LAB),$(if $(filter file,$(origin SUBMISSION)),--lab last)) --submission "$(SUBMISSION)" $(if $(filter 1,$(STRICT)),--strict) $(if $(HIDDEN),--hidden "$(HIDDEN)")
+	@$(GRADER) grade $(if $(LAB),--lab $(LAB),$(if $(filter file,$(origin SUBMISSION)),--lab last)) --submission "$(SUBMISSION)" $(if $(filter 1,$(STRICT)),--strict) $(if $(HIDDEN),--hidden "$(HIDDEN)") $(GIVE_BACK)
 
 batch:
 	@$(GRADER) batch "$(or $(SUBMISSIONS),$(error use: make batch SUBMISSIONS=dir [LAB=NN] [JOBS=n] [TIMEOUT=s] [ENGINE=slurm]))" $(if $(LAB),--lab $(LAB)) $(if $(JOBS),--jobs $(JOBS)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(HIDDEN),--hidden "$(HIDDEN)") $(if $(ENGINE),--engine $(ENGINE)) $(if $(filter 0,$(WAIT)),--no-wait) $(if $(SLURM_ARGS),--slurm-args "$(SLURM_ARGS)") $(if $(OUT),--out "$(OUT)") $(if $(filter 1,$(FRESH)),--fresh) $(if $(SEED),--seed "$(SEED)")
@@ -130,13 +136,13 @@ calibrate:
 # report.html again from build/grade/results.json (make grade writes it too), or from a batch
 # student's folder (DIR=); never grades.
 report:
-	@$(GRADER).reports.html_report $(if $(LAB),--lab $(LAB)) $(if $(DIR),--dir "$(DIR)") $(if $(filter 1,$(STAFF)),--staff)
+	@$(GRADER).reports.html_report $(if $(LAB),--lab $(LAB)) $(if $(DIR),--dir "$(DIR)") $(if $(filter 1,$(STAFF)),--staff) $(GIVE_BACK)
 
 hint:
 	@$(GRADER) hint --lab "$(or $(LAB),$(error use: make hint LAB=NN [LEVEL=k]))" --level "$(or $(LEVEL),1)"
 
 handin:
-	@$(GRADER).classtools.handin $(if $(LAB),--lab $(LAB)) $(if $(DEST),--dest "$(DEST)") $(if $(filter 1,$(NOGRADE)),--no-grade)
+	@$(GRADER).classtools.handin $(if $(LAB),--lab $(LAB)) $(if $(DEST),--dest "$(DEST)") $(if $(filter 1,$(NOGRADE)),--no-grade) $(GIVE_BACK)
 
 plots:
 	@$(GRADER) plots $(if $(LAB),--lab $(LAB)) --submission "$(SUBMISSION)"

@@ -107,6 +107,10 @@ static void print_human(const facts_t *f)
     size_t line = mm_hw_line_size_from(&from);
     if (from == MM_LINE_ASSUMED)
         printf("cache line      %zu bytes (assumed: neither hwloc nor sysconf reports it)\n", line);
+    else if (from == MM_LINE_SYSCONF)
+        printf("cache line      %zu bytes (from sysconf, unconfirmed: the smallest data-cache line "
+               "the CPU reports, which can be under the coherency line; the kernel's sysfs "
+               "does not say)\n", line);
     else
         printf("cache line      %zu bytes (from %s)\n", line, mm_hw_line_source_name(from));
     for (int i = 0; i < f->ncache; i++)

@@ -189,8 +189,14 @@ def collect(lab: Lab) -> dict[str, bytes]:
 
 
 def _commit() -> str:
-    proc = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT,
-                          capture_output=True, text=True)
+    """The checkout's commit (`git describe --always --dirty`). The checkout is named a safe
+    directory for this one command: in a container, the student's clone mounted from the host
+    belongs to their uid, not root's, and git would otherwise refuse it ("dubious ownership")."""
+    try:
+        proc = subprocess.run(["git", "-c", f"safe.directory={ROOT}", "describe", "--always",
+                               "--dirty"], cwd=ROOT, capture_output=True, text=True)
+    except OSError as e:
+        return f"(no git: {e.strerror})"
     return proc.stdout.strip() if proc.returncode == 0 else "(not a git repository)"
 
 

@@ -6,9 +6,9 @@ benchmarks interleaved; otherwise on the metric's calibrated ramp.
 A benchmark gets one time limit, bench_timeout_s, for the whole run, and no earlier cut-off: it
 writes its report once, at its end, and its metrics take from milliseconds to a minute each, so
 nothing it does on the way tells a stuck benchmark from a slow one. What is cut is the
-repetition: a run of the submission's benchmark that reaches its limit is not run again, nor is
-the reference's (a hang then costs one bench_timeout_s, not ROUNDS of them plus the reference's
-runs)."""
+repetition: a run of the submission's benchmark that reaches its limit is not run again (a hang
+then costs one bench_timeout_s, not ROUNDS of them), and the reference's runs once beside it: if
+that one reaches its limit too, the machine is too busy and the metrics are skipped, not failed."""
 from __future__ import annotations
 
 import json
@@ -28,9 +28,16 @@ from ..rules.results import FAILED, PARTIAL, PASSED, SKIPPED, Item
 # pairs disagree (a neighbour's job started or stopped during one of them: a fraction more than
 # SPREAD apart from another, on either side of a point of the ramp), more pairs run, up to
 # MAX_ROUNDS, and the median of them all counts, so that one disturbed pair cannot decide the
-# score. Pairs that all score zero, or all full marks, need no more.
+# score. Pairs that all score zero, or all full marks, need no more. A metric scores only from
+# MIN_PAIRS pairs where both sides measured it: while fewer survive (a pair where either side
+# skipped it: a neighbour's burst, an idle check), more pairs run, up to MAX_ROUNDS; with fewer
+# still, it is skipped with the reasons, never scored from one pair.
 ROUNDS = 2
 MAX_ROUNDS = 5
+# A submission's run stopped at its time limit is the machine's doing, not a hang, when the
+# reference's run beside it takes more than this share of the limit (_cut_short).
+BUSY_SHARE = 0.5
+MIN_PAIRS = 2
 SPREAD = 1.15
 
 
@@ -44,6 +51,7 @@ class Run:
     timed_out: bool = False
     dropped_bytes: int = 0            # output beyond the sandbox's cap, counted and dropped
     removed_ipc: list[str] = field(default_factory=list)   # sandbox.RunResult.removed_ipc
+    wall_s: float = 0.0               # how long it ran
 
 
 @dataclass
@@ -170,6 +178,10 @@ def score_vs_reference(lab: Lab, m: Metric, mine: list[Run], refs: list[Run]) ->
         item = score_metric(lab, m, mine[0].report, mine[0].why_none)
         item.output += f" (the reference's benchmark did not report it: {refs[0].why_none})"
         return item
+    if len(fractions) < MIN_PAIRS:
+        return Item(lab.id, "metric", m.name, m.points, status=SKIPPED, output=(
+            f"measured in {len(fractions)} of {len(mine)} paired runs, needs {MIN_PAIRS}: "
+            f"{'; '.join(dict.fromkeys(skips))}"))
     item = Item(lab.id, "metric", m.name, m.points)
     frac, t = statistics.median(fractions), m.vs_reference
     how = (f"{frac:.2f} of the reference (yours {statistics.median(values):.3g}{m.unit}, "
@@ -222,7 +234,8 @@ def run_once(lab: Lab, binary: str, run_name: str, series: bool = True) -> Run:
         why = "the benchmark's report is not one JSON object"
     else:
         why = "the benchmark did not report it"
-    return Run(report, why, res.stderr, res.timed_out, res.dropped_bytes, res.removed_ipc)
+    return Run(report, why, res.stderr, res.timed_out, res.dropped_bytes, res.removed_ipc,
+               res.wall_s)
 
 
 def _run_split(binary: str, run_name: str, limits: sandbox.Limits, channel: seal.Channel,
@@ -241,9 +254,21 @@ def _run_split(binary: str, run_name: str, limits: sandbox.Limits, channel: seal
                    removed_ipc=pair.student.removed_ipc), got
 
 
-def _cut_short(lab: Lab, mine: list[Run]) -> BenchResult:
+def _cut_short(lab: Lab, mine: list[Run], ref: Run | None) -> BenchResult:
     """The rounds stopped at the submission's run that reached its time limit: that run fails the
-    timed metrics (as any failed run of yours does), the others come from the first run."""
+    timed metrics (as any failed run of yours does), the others come from the first run. Unless
+    the reference's benchmark, run beside it (`ref`), reached its limit too, or used more than
+    BUSY_SHARE of it (it needs a small part on a machine to itself): then the machine is too busy
+    to tell a hang from a slow run, and every metric is skipped with that reason."""
+    limit = timeout_s(lab)
+    if ref is not None and (ref.timed_out or ref.wall_s > BUSY_SHARE * limit):
+        took = ("was stopped too" if ref.timed_out else
+                f"took {ref.wall_s:.0f} s of its {limit:g}")
+        why = (f"{mine[-1].why_none}; the reference solution's, run beside it, {took}: this "
+               "machine is too busy now to finish a benchmark in its time limit (grade again "
+               "when it is quieter)")
+        return BenchResult([Item(lab.id, "metric", m.name, m.points, status=SKIPPED, output=why)
+                            for m in lab.metrics], mine)
     items = [score_metric(lab, m, r.report, r.why_none)
              for m, r in ((m, mine[-1] if m.vs_reference else mine[0]) for m in lab.metrics)]
     return BenchResult(items, mine)
@@ -259,6 +284,14 @@ def pair_fractions(m: Metric, mine: list[Run], refs: list[Run]) -> list[float]:
             if frac is not None and frac > 0:
                 out.append(frac)
     return out
+
+
+def _pairs_short(lab: Lab, mine: list[Run], refs: list[Run]) -> bool:
+    """Whether a timed metric was measured in some pairs but in fewer than MIN_PAIRS (the others
+    skipped on one side): more pairs may bring it up to MIN_PAIRS. One measured in no pair (the
+    machine cannot show the effect in any run) asks for none."""
+    return any(m.vs_reference and 0 < len(pair_fractions(m, mine, refs)) < MIN_PAIRS
+               for m in lab.metrics)
 
 
 def _pairs_disagree(lab: Lab, mine: list[Run], refs: list[Run]) -> bool:
@@ -300,11 +333,26 @@ def _alone(lab: Lab, run: Run) -> BenchResult:
 Reference = str | Callable[[], str | None] | None
 
 
-def run_bench(lab: Lab, binary: str, run_name: str, reference: Reference = None) -> BenchResult:
+def _made(reference: Reference) -> str | None:
+    """The reference's benchmark path, made now if `reference` is the function that makes it."""
+    return reference() if callable(reference) else reference
+
+
+def _beside(lab: Lab, reference: str | None, run_name: str) -> Run | None:
+    """One run of the reference's benchmark beside one of yours that reached its time limit
+    (None where there is no reference): _cut_short tells a busy machine from a hang by it."""
+    return run_once(lab, reference, run_name + "-reference", series=False) if reference else None
+
+
+def run_bench(lab: Lab, binary: str, run_name: str, reference: Reference = None,
+              reference_on_timeout: Callable[[], str | None] | None = None) -> BenchResult:
     """Runs and scores the benchmark. `reference`: the reference solution's benchmark binary, or
-    a function that makes it (None where it cannot), called only when a pair is to run; when
-    given and the lab has timed metrics this machine can measure, both run ROUNDS times (up to
-    MAX_ROUNDS while the pairs disagree), interleaved, and those metrics are scored against the
+    a function that makes it (None where it cannot), called only when a pair is to run or a run
+    of yours reaches its time limit; reference_on_timeout: where no reference is given (no
+    timed metric to pair), what finds it once the submission's run reaches its time limit
+    (_cut_short). When a reference is given and the lab has timed metrics this machine can
+    measure, both run ROUNDS times (up to MAX_ROUNDS while the pairs disagree or a metric has
+    fewer than MIN_PAIRS measured pairs), interleaved, and those metrics are scored against the
     reference. A first run of yours that fails every timed metric (fails_alone) is scored alone:
     the reference is then neither made nor run."""
     skips = [hw.skip(lab, m) for m in lab.metrics]
@@ -313,18 +361,23 @@ def run_bench(lab: Lab, binary: str, run_name: str, reference: Reference = None)
                                  lasting=True)
                             for m, why in zip(lab.metrics, skips)])
     if not (reference and paired_here(lab, skips)):
-        return _alone(lab, run_once(lab, binary, run_name))
+        run = run_once(lab, binary, run_name)
+        if not run.timed_out:
+            return _alone(lab, run)
+        ref = _made(reference) or (reference_on_timeout() if reference_on_timeout else None)
+        return _cut_short(lab, [run], _beside(lab, ref, run_name))
     first = run_once(lab, binary, run_name)
-    if first.timed_out:  # it would only hang again
-        return _cut_short(lab, [first])
+    if first.timed_out:  # the machine's fault, or yours? (_cut_short)
+        return _cut_short(lab, [first], _beside(lab, _made(reference), run_name))
     if fails_alone(lab, first):
         return _alone(lab, first)
-    reference = reference() if callable(reference) else reference
+    reference = _made(reference)
     if not reference:
         return _alone(lab, first)
     mine, refs = [first], []
     for r in range(MAX_ROUNDS):
-        if r >= ROUNDS and not _pairs_disagree(lab, mine, refs):
+        if r >= ROUNDS and not (_pairs_disagree(lab, mine, refs) or
+                                _pairs_short(lab, mine, refs)):
             break
         order = [(mine, binary), (refs, reference)]
         for runs, b in (order if r % 2 == 0 else order[::-1]):
@@ -333,7 +386,9 @@ def run_bench(lab: Lab, binary: str, run_name: str, reference: Reference = None)
             runs.append(run_once(lab, b, run_name + ("-reference" if runs is refs else ""),
                                  series=False))
             if runs is mine and mine[-1].timed_out:  # it would only hang again
-                return _cut_short(lab, mine)
+                ran_first = r % 2 == 1  # this round's reference run came before yours
+                ref = refs[-1] if ran_first else _beside(lab, reference, run_name)
+                return _cut_short(lab, mine, ref)
     items = [score_vs_reference(lab, m, mine, refs) if m.vs_reference else
              score_metric(lab, m, mine[0].report, mine[0].why_none) for m in lab.metrics]
     return BenchResult(items, mine)

@@ -159,13 +159,16 @@ class Grading:
         self.record(lab, tests, notes)
         return tests
 
-    def _reference_bench(self, lab: Lab, built: build.Built) -> str | None:
+    def _reference_bench(self, lab: Lab, built: build.Built, paired_only: bool = True
+                         ) -> str | None:
         """The reference solution's benchmark, built from the same pristine lab, when the
         reference is at hand (variants.reference_root()) and the lab has timed metrics that
-        this machine can measure (lab 12's GPU metrics need no reference where there is none).
-        bench.run_bench calls it only when a pair is to run."""
+        this machine can measure (lab 12's GPU metrics need no reference where there is none);
+        bench.run_bench calls it only when a pair is to run or a run reaches its time limit.
+        paired_only=False: for any lab (to tell a busy machine from a hang, bench.run_bench)."""
         root = variants.reference_root()
-        if not bench.paired_here(lab) or not os.path.isdir(os.path.join(root, lab.slug)):
+        if (paired_only and not bench.paired_here(lab)) or \
+                not os.path.isdir(os.path.join(root, lab.slug)):
             return None
         if os.path.realpath(self.submission) == os.path.realpath(root):
             return os.path.join(built.out_dir, "bench")
@@ -180,7 +183,8 @@ class Grading:
         if self.parts == "tests":
             return []
         res = bench.run_bench(lab, os.path.join(built.out_dir, "bench"), run_base + "-bench",
-                              functools.partial(self._reference_bench, lab, built))
+                              functools.partial(self._reference_bench, lab, built),
+                              lambda: self._reference_bench(lab, built, paired_only=False))
         if res.info:
             self.info[lab.id] = res.info
         self.series[lab.id] = (res.report or {}).get("series")

@@ -49,17 +49,42 @@ def facts() -> dict:
     return _limit_to_quota(_probe(), cpu_quota())
 
 
-def _run_hwinfo(tool: str) -> str:
-    """hwinfo --json's output, run as student programs run (sandbox.run: as root, the sandbox uid
-    and its groups, the same environment), so that a GPU counts only if they can use it."""
+def parse_hwinfo(stdout: str) -> tuple[dict | None, list[str]]:
+    """hwinfo --json's object, read from its output line by line: the one line that is a JSON
+    object, whatever else came with it (an emulator's own message, such as qemu-user's "Bail out!
+    ... assertion failed" on the same stream). Returns (the object or None, the other lines)."""
+    found, stray = None, []
+    for line in stdout.splitlines():
+        try:
+            obj = json.loads(line) if line.lstrip().startswith("{") else None
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict) and found is None:
+            found = obj
+        elif line.strip():
+            stray.append(line.strip())
+    return found, stray
+
+
+def _run_hwinfo(tool: str) -> dict:
+    """hwinfo --json's facts, run as student programs run (sandbox.run: as root, the sandbox uid
+    and its groups, the same environment), so that a GPU counts only if they can use it. Output
+    around the object, or an end that was not clean after a whole object (qemu-user aborts on
+    its own assertion at exit), is kept in "probe_note" rather than losing the facts."""
     run_dir = sandbox.workdir(f"hwinfo-{os.getpid()}", tool)
     res = sandbox.run([os.path.join(run_dir, os.path.basename(tool)), "--json"],
                       sandbox.Limits(timeout_s=60, address_space_mb=None),
                       cwd=run_dir, env=sandbox.base_env(run_dir))
     shutil.rmtree(run_dir, ignore_errors=True)
-    if not res.ok:
-        raise subprocess.SubprocessError(f"hwinfo: {res.verdict()}: {res.stderr[-300:]}")
-    return res.stdout
+    facts, stray = parse_hwinfo(res.stdout)
+    if facts is None:
+        raise subprocess.SubprocessError(f"hwinfo: {res.verdict()}: {res.stderr[-300:]}"
+                                         f"{' '.join(stray)[-300:]}")
+    notes = ([] if res.ok else [f"hwinfo {res.verdict()} after its report"]) + \
+        [f"ignored in its output: {' | '.join(stray)[:300]}"] * bool(stray)
+    if notes:
+        facts["probe_note"] = "; ".join(notes)
+    return facts
 
 
 def _probe() -> dict:
@@ -67,11 +92,11 @@ def _probe() -> dict:
     try:
         subprocess.run(["make", "-s", "-C", ROOT, "build/tools/hwinfo"], check=True,
                        capture_output=True, timeout=300)
-        return json.loads(_run_hwinfo(tool))
-    except (OSError, subprocess.SubprocessError, ValueError):
+        return _run_hwinfo(tool)
+    except (OSError, subprocess.SubprocessError) as e:
         n = len(os.sched_getaffinity(0))
         return {"cores": n, "pus": n, "numa_nodes": 1, "cuda_devices": 0,
-                "cuda_status": "unknown (hwinfo could not be built or run)"}
+                "cuda_status": f"unknown (hwinfo could not be built or run: {str(e)[:200]})"}
 
 
 def unmet(requires: dict, have: dict | None = None) -> str | None:

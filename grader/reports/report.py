@@ -54,6 +54,9 @@ def item_line(i: Item) -> str:
     """A test's line of the score table, or a metric's two: its name, points and title (what
     it measures), then how it scored."""
     pts = "  -  " if i.status == SKIPPED else f"{i.score:g}/{i.max_score:g}"
+    if i.kind == "test" and i.status == SKIPPED:  # the reason whole: it often ends with the fix
+        why = textwrap.wrap(_first_line(shown_output(i), 1000), 92)
+        return "\n        ".join([f"  {MARK[i.status]}  {i.name:<40} {pts:>9}".rstrip()] + why)
     if i.kind == "test":
         why = "" if i.status == PASSED else _first_line(shown_output(i), 200)
         return f"  {MARK[i.status]}  {i.name:<40} {pts:>9}  {why}".rstrip()

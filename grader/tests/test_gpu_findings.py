@@ -5,6 +5,7 @@ programs would; a broken nvcc leaves a lab buildable without its GPU parts; the 
 for real GPUs; the ASan settings CUDA needs reach every CUDA lab's programs; lab 05's budget check
 holds under the address-space limit on any host."""
 import dataclasses
+import json
 import os
 import subprocess
 
@@ -170,3 +171,31 @@ def test_lab05_budget_check_fits_a_small_address_space():
                                            f"gpu-findings-as-{os.getpid()}", "1")
     item = {i.name: i for i in items}["test_pipe_create_checks"]
     assert item.status in ("passed", "skipped"), item.output + transcript[-2000:]
+
+
+QEMU_BAIL = ("Bail out! ERROR:../../accel/tcg/cpu-exec.c:1028:cpu_exec_setjmp: assertion failed: "
+             "(cpu == current_cpu)")
+
+
+def test_hwinfo_json_is_read_past_an_emulators_lines(monkeypatch):
+    """Under qemu-user, qemu's own "Bail out!" line lands beside hwinfo's JSON (and qemu aborts
+    after the report): the facts are still read, the CUDA reason is hwinfo's own, and what was
+    ignored is kept in probe_note."""
+    facts = {"cores": 4, "pus": 4, "numa_nodes": 1, "cuda_devices": 0,
+             "cuda_status": "no CUDA GPU (no NVIDIA driver)"}
+    got, stray = hw.parse_hwinfo(f"{QEMU_BAIL}\n{json.dumps(facts)}\n")
+    assert got == facts and stray == [QEMU_BAIL]
+    assert hw.parse_hwinfo(f"{json.dumps(facts)}\n{QEMU_BAIL}\n")[0] == facts
+    assert hw.parse_hwinfo(QEMU_BAIL + "\n")[0] is None
+    assert hw.parse_hwinfo("{\"cores\": 4, \"cut")[0] is None, "a cut object is no report"
+
+    def fake_run(cmd, limits, cwd, env=None, sandbox_user=True):
+        return sandbox.RunResult(returncode=None, signal=6, timed_out=False,
+                                 stdout=f"{json.dumps(facts)}\n{QEMU_BAIL}\n",
+                                 stderr="**\nERROR: ...\n", dropped_bytes=0, wall_s=0.1)
+    monkeypatch.setattr(sandbox, "run", fake_run)
+    monkeypatch.setattr(sandbox, "workdir", lambda name, tool: "/nonexistent-hwinfo-dir")
+    got = hw._run_hwinfo("/bin/true")
+    assert got["cuda_status"] == facts["cuda_status"] and got["cores"] == 4
+    assert "Bail out!" in got["probe_note"] and "after its report" in got["probe_note"]
+    assert "no CUDA GPU" in hw.unmet({"cuda": True}, got)

@@ -25,6 +25,19 @@ def test_a_metric_line_names_it_says_what_it_measures_and_how_it_scored():
     assert "\n" not in t and t.split() == ["PASS", "test_view", "2/2"]
 
 
+def test_a_skipped_tests_reason_is_shown_whole():
+    """Lab 04's skip reasons end with the fix (a docker run command): the line keeps all of it,
+    wrapped, where a failure's message is cut to one line."""
+    fix = "(docker run --cap-add SYS_NICE --security-opt seccomp=unconfined; the dev container)"
+    why = "SKIPPED: this machine refuses move_pages (Operation not permitted): in a container " \
+          "the default seccomp profile allows the memory-policy calls only with CAP_SYS_NICE, " \
+          f"and move_pages not at all {fix}"
+    line = report.item_line(Item("04", "test", "test_pages_follow_the_writer", 3, 0, SKIPPED,
+                                 why))
+    assert len(why) > 200 and " ".join(line.split()).endswith(fix)
+    assert line.split()[:3] == ["SKIP", "test_pages_follow_the_writer", "-"]
+
+
 def test_a_hidden_tests_message_is_withheld_everywhere(tmp_path):
     secret = Item("01", "test", "t_hidden", 2, 0, FAILED, "expected 42 at check_x.c:9",
                   hidden=True)

@@ -180,12 +180,70 @@ def test_vs_reference_skips_and_failures():
     gate = {"skipped": "this run could not show false sharing"}
     item = bench.score_vs_reference(lab, m, runs(2.0, 2.0), runs(gate, gate))
     assert item.status == SKIPPED and item.output.startswith("the reference's run: this run")
-    item = bench.score_vs_reference(lab, m, runs(2.0, 0.1), runs(gate, 2.0))
-    assert item.score == 0, "the pair the gate let through is the one that counts"
+    item = bench.score_vs_reference(lab, m, runs(2.0, 0.1, 0.1), runs(gate, 2.0, 2.0))
+    assert item.score == 0, "the pairs the gate let through are the ones that count"
+    assert "median of 2 paired runs" in item.output
     item = bench.score_vs_reference(lab, m, runs(2.0, {"error": "slot NULL"}), runs(2.0, 2.0))
     assert item.status == FAILED and "slot NULL" in item.output
     item = bench.score_vs_reference(lab, m, runs(2.5, 2.5), [bench.Run(None, "it crashed")] * 2)
     assert item.score == 10 and "provisional" in item.output and "it crashed" in item.output
+
+
+def test_one_surviving_pair_is_not_scored(monkeypatch):
+    """A metric measured in one pair only (the other's reference run skipped it) asks for more
+    pairs; still one after MAX_ROUNDS, it is skipped with the reasons, never scored from it."""
+    import dataclasses
+    lab = dataclasses.replace(labs.load("lab01-cache-lines"), metrics=[timed()], requires={})
+    gate = {"skipped": "a neighbour's burst"}
+    assert bench._pairs_short(lab, runs(2.0, 2.0), runs(gate, 2.0))
+    assert not bench._pairs_short(lab, runs(2.0, 2.0), runs(gate, gate))
+    assert not bench._pairs_short(lab, runs(2.0, 2.0), runs(2.0, 2.0))
+    item = bench.score_vs_reference(lab, lab.metrics[0], runs(2.0, 2.0), runs(gate, 2.0))
+    assert item.status == SKIPPED and "1 of 2 paired runs, needs 2" in item.output
+    assert "a neighbour's burst" in item.output
+    refs = iter([gate, 2.0] + [gate] * bench.MAX_ROUNDS)
+    calls = []
+
+    def fake_run(lab, binary, run_name, series=True):
+        calls.append(binary)
+        return runs(next(refs) if binary == "ref" else 2.0)[0]
+    monkeypatch.setattr(bench, "run_once", fake_run)
+    monkeypatch.setattr(hw, "skip", lambda lab, m=None: None)
+    res = bench.run_bench(lab, "mine", "r", reference="ref")
+    assert len(calls) == 2 * bench.MAX_ROUNDS, "re-measured up to MAX_ROUNDS pairs"
+    assert res.items[0].status == SKIPPED and "1 of 5 paired runs" in res.items[0].output
+
+
+def test_a_time_limit_the_reference_reaches_too_is_the_machines(monkeypatch):
+    """Your benchmark stopped at its time limit fails the metrics, unless the reference's, run
+    once beside it, is stopped too or takes most of the limit: then the machine is too busy, and
+    they are skipped."""
+    import dataclasses
+    lab = dataclasses.replace(labs.load("lab01-cache-lines"), metrics=[timed()], requires={})
+    stopped = bench.Run(None, "the benchmark did not finish within its time limit (9 s) and was "
+                        "stopped", timed_out=True)
+    limit = bench.timeout_s(lab)
+    slow = dataclasses.replace(runs(2.0)[0], wall_s=0.9 * limit)
+    for ref_run, want in ((stopped, SKIPPED), (slow, SKIPPED), (runs(2.0)[0], FAILED)):
+        calls = []
+        ref_stops = want == SKIPPED
+
+        def fake_run(lab, binary, run_name, series=True):
+            calls.append(binary)
+            return stopped if binary == "mine" else ref_run
+        monkeypatch.setattr(bench, "run_once", fake_run)
+        monkeypatch.setattr(hw, "skip", lambda lab, m=None: None)
+        for m in (timed(), metric(1.5, 2.5)):  # paired with the reference's runs, or not
+            calls.clear()
+            one = dataclasses.replace(lab, metrics=[m])
+            item = bench.run_bench(one, "mine", "r", reference="ref").items[0]
+            assert calls == ["mine", "ref"], "one run of each: a hang is not repeated"
+            assert item.status == want and "time limit" in item.output, item
+            assert ("too busy" in item.output) == ref_stops
+        calls.clear()  # no timed metric to pair: the reference is found only after the limit
+        one = dataclasses.replace(lab, metrics=[metric(1.5, 2.5)])
+        item = bench.run_bench(one, "mine", "r", None, lambda: "ref").items[0]
+        assert calls == ["mine", "ref"] and item.status == want
 
 
 def test_vs_reference_is_checked(tmp_path, monkeypatch):

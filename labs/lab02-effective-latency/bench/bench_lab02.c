@@ -7,7 +7,11 @@
  * workload) and hands back the chain it linked; this program checks that the chain is one cycle
  * through all the nodes and times a chase over the same chain in memory of its own. The walk
  * kernel is given code and runs here too. While this program measures, your process must be
- * idle (its CPU time is read before and after); if it ran, no metric is scored. */
+ * idle (mm_idle_*: its CPU time is read before and after); if it ran, no metric is scored.
+ * The prediction's inputs are measured in each round, before and after the kernel's timing: a
+ * round counts only when every level's latency stayed within NOISE of the lowest the run
+ * measured for it (the staircase's, every round's), and the metric needs
+ * MIN_ROUNDS such rounds (of at most MAX_ROUNDS), else it is skipped with the figures. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,7 +34,11 @@
 #define MAX_TOP EL_WALK_MAX_TIER   /* ... but no further (the kernel's cold tier has its size) */
 #define MAX_POINTS 64
 #define MAX_KNEES 16
-#define ROUNDS 7 /* kernel time vs prediction: the median error of these */
+#define ROUNDS 7 /* kernel time vs prediction: the median error of this many steady rounds */
+#define MIN_ROUNDS 5  /* ... at least this many steady rounds, or the metric is skipped */
+#define MAX_ROUNDS 15 /* ... of at most this many tries */
+#define NOISE 0.25    /* a steady round: each level's latency within 25 % of the run's lowest */
+#define LEVEL_MS 10.0 /* each level's latency, timed before and after the kernel in a round */
 #define WALK_WARMUP ((size_t)1 << 19) /* steps before the timed ones (simulated, not counted) */
 #define WALK_STEPS ((size_t)1 << 21)  /* timed / counted steps */
 #define WALK_SEED 2024 /* round k walks from seed WALK_SEED + k */
@@ -39,7 +47,6 @@
 #define STUDENT_MS 1.0 /* how long your el_chase_ns times its own chase (its number is not used) */
 #define BATCH 4096     /* loads between two reads of this program's clock */
 #define MAX_BATCHES 65536
-#define IDLE_NS 2000000.0 /* your process may use this much CPU (+ 1 %) while this one measures */
 static const el_walk_mix_t MIX = { 12, 3 }; /* 75 % hot, 18.75 % warm, 6.25 % cold */
 static const char *const METRICS[] = { "knees_found", "prediction_error", NULL };
 
@@ -49,28 +56,11 @@ typedef struct {
     size_t sizes[MAX_POINTS], top;
     double ns[MAX_POINTS];
     size_t npoints;
-    char *top_chain;     /* your chase's chain over the top size, linked here (link_chain) */
-    int busy;            /* your process used CPU time while this program measured */
-    char busy_what[128]; /* ... when, and how much */
+    char *chain[MAX_POINTS]; /* your chase's chains kept for the prediction (keep[i]), linked
+                                here (link_chain); the top size's always */
+    unsigned char keep[MAX_POINTS];
+    mm_idle_t idle; /* your process, while this program timed anything */
 } run_t;
-
-/* Around a region this program times: quiet_begin returns your process's CPU time so far (and
- * the clock in *t0); quiet_end marks the run busy (r->busy, r->busy_what) if your process used
- * more than IDLE_NS plus 1 % of the region's wall time meanwhile. */
-static uint64_t quiet_begin(uint64_t *t0)
-{
-    *t0 = mm_now_ns();
-    return mm_student_cpu_ns();
-}
-
-static void quiet_end(run_t *r, uint64_t cpu0, uint64_t t0, const char *what)
-{
-    double used = (double)(mm_student_cpu_ns() - cpu0), wall = (double)(mm_now_ns() - t0);
-    if (used > IDLE_NS + 0.01 * wall && !r->busy) {
-        r->busy = 1;
-        snprintf(r->busy_what, sizeof r->busy_what, "%s (%.1f ms of CPU)", what, used / 1e6);
-    }
-}
 
 /* Follows `steps` pointers from p: every load's address is the value of the load before. */
 static void *chase(void *p, size_t steps)
@@ -170,20 +160,21 @@ static char *student_chain(size_t bytes, uint64_t *shared, char *why, size_t len
     return link_chain(shared, bytes / LINE, why, len);
 }
 
-/* One point of the staircase: your chase's chain over sizes[i], timed here. Keeps the chain of
- * the top size linked in r->top_chain. Returns 0, or -1 with why[] filled. */
+/* One point of the staircase: your chase's chain over sizes[i], timed here. Keeps the chain
+ * linked in r->chain[i] where r->keep[i] (the prediction's points). Returns 0, or -1 with why[]
+ * filled. */
 static int staircase_point(run_t *r, size_t i, uint64_t *shared, char *why, size_t len)
 {
     char *buf = student_chain(r->sizes[i], shared, why, len);
     if (!buf)
         return -1;
-    uint64_t t0, cpu0 = quiet_begin(&t0);
+    mm_idle_start(&r->idle);
     int rc = time_chain(buf, r->sizes[i] / LINE, MS_PER_POINT, &r->ns[i]);
-    quiet_end(r, cpu0, t0, "during the staircase");
+    mm_idle_stop(&r->idle);
     if (rc != 0)
         snprintf(why, len, "out of memory for the chase over %zu KiB", r->sizes[i] >> 10);
-    if (rc == 0 && i + 1 == r->npoints)
-        r->top_chain = buf;
+    if (rc == 0 && r->keep[i])
+        r->chain[i] = buf;
     else
         el_pages_free(buf);
     return rc;
@@ -330,19 +321,24 @@ static void score_knees(mm_json_t *j, const run_t *r)
 static double observable(run_t *r, const el_walk_t *w)
 {
     double hot = 0, cold = 0;
-    uint64_t t0, cpu0 = quiet_begin(&t0);
+    mm_idle_start(&r->idle);
     int rc = el_walk_time(w, (el_walk_mix_t){ 16, 0 }, 1, 1 << 16, 1 << 20, &hot);
     if (rc == 0)
         rc = el_walk_time(w, (el_walk_mix_t){ 0, 0 }, 1, 1 << 12, 1 << 16, &cold);
-    quiet_end(r, cpu0, t0, "while the kernel's contrast was measured");
+    mm_idle_stop(&r->idle);
     return rc != 0 || hot <= 0 ? 0 : cold / hot;
 }
 
 typedef struct {
     el_geom_t geom[EL_MAX_LEVELS];
-    double lat[EL_MAX_LEVELS + 1], hit[EL_MAX_LEVELS];
+    size_t point[EL_MAX_LEVELS + 1]; /* the staircase point each level's latency is timed at */
+    double lat[EL_MAX_LEVELS + 1], hit[EL_MAX_LEVELS]; /* the last steady round's */
     double pred[ROUNDS], meas[ROUNDS], err[ROUNDS];
     size_t nlevels;
+    int steady, tries;           /* steady rounds (the first `steady` of pred, meas, err), tries */
+    double best[EL_MAX_LEVELS + 1];         /* each level's lowest latency in this run */
+    double hi[ROUNDS][EL_MAX_LEVELS + 1];   /* each steady round's highest, per level */
+    double worst, worst_best, worst_hi; /* the input furthest above its best: level, best, it */
 } predict_t;
 
 /* What el_amat gives for the hit rates your el_predict_ns reported (amat.h's model, bottom up);
@@ -358,55 +354,137 @@ static double amat_of(const predict_t *p)
     return below;
 }
 
-/* One round, one walk of its own (seed WALK_SEED + k): memory latency (this program's chase over
- * your chain of the top size), the kernel timed, then the same walk's trace and your prediction
- * for it, which must be el_amat of the hit rates it reports (-EBADMSG otherwise). A fresh walk
- * per round, timed before its trace is made: el_walk_trace loads the very records the walk
- * loads, and where this core gets tens of MiB of L3 (a big host's), a walk repeated or traced
- * just before would find its cold tier's records still cached and run faster than the
- * simulation, which starts cold, can know. */
-static int predict_round(run_t *r, const el_walk_t *w, uint64_t *trace, predict_t *p, int k)
+/* Every level's latency (this program's chase over your chain at that level's point), into
+ * lat[0..nlevels]. 0 or -ENOMEM. */
+static int time_levels(const run_t *r, const predict_t *p, double *lat)
 {
-    uint64_t seed = WALK_SEED + (uint64_t)k, t0, cpu0 = quiet_begin(&t0);
-    int rc = time_chain(r->top_chain, r->top / LINE, MS_PER_POINT, &p->lat[p->nlevels]);
-    if (rc == 0)
-        rc = el_walk_time(w, MIX, seed, WALK_WARMUP, WALK_STEPS, &p->meas[k]);
-    quiet_end(r, cpu0, t0, "while the kernel was timed");
-    if (rc == 0)
-        rc = el_walk_trace(w, MIX, seed, WALK_WARMUP + WALK_STEPS, trace);
-    if (rc == 0)
-        rc = el_predict_ns(trace, WALK_WARMUP + WALK_STEPS, EL_WALK_LOAD, WALK_WARMUP, p->geom,
-                           p->lat, p->nlevels, p->hit, &p->pred[k]);
-    if (rc == 0 && !(isfinite(p->pred[k]) && p->pred[k] > 0))
-        rc = -ERANGE;
-    if (rc == 0 && !(fabs(amat_of(p) - p->pred[k]) <= 1e-6 * p->pred[k]))
-        rc = -EBADMSG;
-    if (rc == 0)
-        p->err[k] = fabs(p->pred[k] - p->meas[k]) / p->meas[k];
+    int rc = 0;
+    for (size_t i = 0; i <= p->nlevels && rc == 0; i++)
+        rc = time_chain(r->chain[p->point[i]], r->sizes[p->point[i]] / LINE, LEVEL_MS, &lat[i]);
     return rc;
 }
 
-/* The rounds of the prediction; 0 or the first error. */
-static int measure_prediction(run_t *r, const el_walk_t *w, predict_t *p)
+/* Whether every level's highest latency of a round, hi[], is within NOISE of the lowest this
+ * run measured for it (p->best): 1, or 0 with the level furthest above kept in p->worst* when
+ * it is further than any seen so far. A burst between the figures of a round shows as their
+ * spread; a neighbour busy for the whole round shows against the run's quieter moments. */
+static int steady(predict_t *p, const double *hi)
+{
+    int ok = 1;
+    for (size_t i = 0; i <= p->nlevels; i++) {
+        if (hi[i] <= (1 + NOISE) * p->best[i])
+            continue;
+        ok = 0;
+        if (!(p->worst_hi / p->worst_best >= hi[i] / p->best[i])) { /* NaN before the first */
+            p->worst = (double)i;
+            p->worst_best = p->best[i];
+            p->worst_hi = hi[i];
+        }
+    }
+    return ok;
+}
+
+/* Keeps, in order, only the steady rounds still steady against p->best (it only falls). */
+static void refilter(predict_t *p)
+{
+    int kept = 0;
+    for (int k = 0; k < p->steady; k++) {
+        if (!steady(p, p->hi[k]))
+            continue;
+        p->pred[kept] = p->pred[k];
+        p->meas[kept] = p->meas[k];
+        p->err[kept] = p->err[k];
+        memcpy(p->hi[kept++], p->hi[k], sizeof p->hi[k]);
+    }
+    p->steady = kept;
+}
+
+/* One try, one walk of its own (seed WALK_SEED + k): every level's latency, the kernel timed,
+ * every level's latency again; then, if the two agree (steady), the same walk's trace and your
+ * prediction for it from their means, which must be el_amat of the hit rates it reports
+ * (-EBADMSG otherwise), kept as the next steady round. A fresh walk per try, timed before its
+ * trace is made: el_walk_trace loads the very records the walk loads, and where this core gets
+ * tens of MiB of L3 (a big host's), a walk repeated or traced just before would find its cold
+ * tier's records still cached and run faster than the simulation, which starts cold, can know. */
+static int predict_round(run_t *r, const el_walk_t *w, uint64_t *trace, predict_t *p, int k)
+{
+    uint64_t seed = WALK_SEED + (uint64_t)k;
+    double before[EL_MAX_LEVELS + 1], after[EL_MAX_LEVELS + 1], meas = 0;
+    mm_idle_start(&r->idle);
+    int rc = time_levels(r, p, before);
+    if (rc == 0)
+        rc = el_walk_time(w, MIX, seed, WALK_WARMUP, WALK_STEPS, &meas);
+    if (rc == 0)
+        rc = time_levels(r, p, after);
+    mm_idle_stop(&r->idle);
+    double hi[EL_MAX_LEVELS + 1];
+    for (size_t i = 0; i <= p->nlevels && rc == 0; i++) {
+        p->best[i] = fmin(p->best[i], fmin(before[i], after[i]));
+        hi[i] = fmax(before[i], after[i]);
+    }
+    if (rc != 0 || !steady(p, hi))
+        return rc;
+    int n = p->steady;
+    memcpy(p->hi[n], hi, sizeof hi);
+    for (size_t i = 0; i <= p->nlevels; i++)
+        p->lat[i] = (before[i] + after[i]) / 2;
+    p->meas[n] = meas;
+    rc = el_walk_trace(w, MIX, seed, WALK_WARMUP + WALK_STEPS, trace);
+    if (rc == 0)
+        rc = el_predict_ns(trace, WALK_WARMUP + WALK_STEPS, EL_WALK_LOAD, WALK_WARMUP, p->geom,
+                           p->lat, p->nlevels, p->hit, &p->pred[n]);
+    if (rc == 0 && !(isfinite(p->pred[n]) && p->pred[n] > 0))
+        rc = -ERANGE;
+    if (rc == 0 && !(fabs(amat_of(p) - p->pred[n]) <= 1e-6 * p->pred[n]))
+        rc = -EBADMSG;
+    if (rc == 0) {
+        p->err[n] = fabs(p->pred[n] - meas) / meas;
+        p->steady++;
+    }
+    return rc;
+}
+
+/* Which staircase points the prediction times its levels at (level_point; memory: the top),
+ * marked in r->keep so that the staircase keeps their chains. */
+static void prediction_points(run_t *r, predict_t *p)
 {
     p->nlevels = (size_t)r->ncaches < EL_MAX_LEVELS ? (size_t)r->ncaches : EL_MAX_LEVELS;
     for (size_t i = 0; i < p->nlevels; i++) {
         p->geom[i] = geom_of(&r->cache[i]);
-        p->lat[i] = level_latency(r, (int)i);
+        p->point[i] = level_point(r, (int)i);
     }
+    p->point[p->nlevels] = r->npoints - 1;
+    for (size_t i = 0; i <= p->nlevels; i++)
+        r->keep[p->point[i]] = 1;
+}
+
+/* Tries until ROUNDS are steady (or MAX_ROUNDS tried); 0 or the first error. */
+static int measure_prediction(run_t *r, const el_walk_t *w, predict_t *p)
+{
     uint64_t *trace = malloc((WALK_WARMUP + WALK_STEPS) * sizeof *trace);
     int rc = trace ? 0 : -ENOMEM;
-    for (int k = 0; k < ROUNDS && rc == 0; k++)
-        rc = predict_round(r, w, trace, p, k);
+    for (size_t i = 0; i <= p->nlevels; i++)
+        p->best[i] = r->ns[p->point[i]];
+    for (p->tries = 0; p->tries < MAX_ROUNDS && p->steady < ROUNDS && rc == 0; p->tries++) {
+        rc = predict_round(r, w, trace, p, p->tries);
+        refilter(p);
+    }
     free(trace);
     return rc;
+}
+
+/* "L1" ... or "memory": level i of the prediction's inputs. */
+static const char *level_name(const predict_t *p, size_t i)
+{
+    static const char *const names[] = { "L1", "L2", "L3", "L4" };
+    return i >= p->nlevels || i >= sizeof names / sizeof *names ? "memory" : names[i];
 }
 
 static void score_prediction(mm_json_t *j, predict_t *p, int rc)
 {
     if (rc == -EBADMSG) {
         mm_bench_failf(j, "prediction_error", "your el_predict_ns returned %g ns, but el_amat of "
-                       "the hit rates it reported gives %g ns", p->pred[0], amat_of(p));
+                       "the hit rates it reported gives %g ns", p->pred[p->steady], amat_of(p));
         return;
     }
     if (rc != 0) {
@@ -414,23 +492,36 @@ static void score_prediction(mm_json_t *j, predict_t *p, int rc)
                        strerror(-rc));
         return;
     }
+    if (p->steady < MIN_ROUNDS) {
+        mm_bench_skipf(j, "prediction_error", "the prediction's inputs were not steady in this "
+                       "run: in %d of %d rounds every level's latency, before and after the "
+                       "kernel, stayed within %.0f %% of the lowest this run measured for it "
+                       "(needs %d); the worst, %s, reached %.1f ns against %.1f", p->steady,
+                       p->tries, NOISE * 100, MIN_ROUNDS, level_name(p, (size_t)p->worst),
+                       p->worst_hi, p->worst_best);
+        return;
+    }
+    size_t n = (size_t)p->steady;
     double e[ROUNDS], pr[ROUNDS], me[ROUNDS];
-    memcpy(e, p->err, sizeof e);
-    memcpy(pr, p->pred, sizeof pr);
-    memcpy(me, p->meas, sizeof me);
-    mm_bench_metricf(j, "prediction_error", mm_median(e, ROUNDS), "", "predicted %.2f ns per "
-                     "step, measured %.2f ns (medians of %d rounds; hit rates L1 %.3f, L2 %.3f)",
-                     mm_median(pr, ROUNDS), mm_median(me, ROUNDS), ROUNDS, p->hit[0],
-                     p->nlevels > 1 ? p->hit[1] : 0.0);
+    memcpy(e, p->err, n * sizeof *e);
+    memcpy(pr, p->pred, n * sizeof *pr);
+    memcpy(me, p->meas, n * sizeof *me);
+    mm_bench_metricf(j, "prediction_error", mm_median(e, n), "", "predicted %.2f ns per step, "
+                     "measured %.2f ns (medians of %zu rounds of %d tried, each with every "
+                     "level's latency within %.0f %% of the run's lowest before and after the "
+                     "kernel; hit rates L1 %.3f, L2 %.3f)", mm_median(pr, n), mm_median(me, n), n, p->tries,
+                     NOISE * 100, p->hit[0], p->nlevels > 1 ? p->hit[1] : 0.0);
 }
 
-/* Your staircase: for each size, your chase's chain timed here (staircase_point). */
-static int measure_staircase(mm_json_t *j, run_t *r)
+/* Your staircase: for each size, your chase's chain timed here (staircase_point), keeping the
+ * chains the prediction times its levels with (prediction_points). */
+static int measure_staircase(mm_json_t *j, run_t *r, predict_t *p)
 {
     size_t llc = r->cache[r->ncaches - 1].size;
     r->top = llc > MAX_TOP / 4 ? MAX_TOP : 4 * llc < MIN_TOP ? MIN_TOP : 4 * llc;
     r->npoints = staircase_sizes(r->top, r->sizes);
     r->top = r->sizes[r->npoints - 1];
+    prediction_points(r, p);
     uint64_t *shared = mm_shared_alloc(r->top / LINE * sizeof *shared);
     char why[256] = "";
     int rc = 0;
@@ -445,7 +536,7 @@ static int measure_staircase(mm_json_t *j, run_t *r)
 /* Measures everything, then scores it, unless your process ran while this one measured. */
 static void bench_latency(mm_json_t *j, run_t *r, predict_t *p, double *contrast)
 {
-    if (measure_staircase(j, r) != 0)
+    if (measure_staircase(j, r, p) != 0)
         return;
     size_t hot = pow2_floor(r->cache[0].size / 2), warm = pow2_floor(2 * r->cache[0].size);
     el_walk_t *w = NULL;
@@ -455,9 +546,9 @@ static void bench_latency(mm_json_t *j, run_t *r, predict_t *p, double *contrast
     }
     *contrast = observable(r, w);
     int rc = *contrast < OBSERVABLE ? 0 : measure_prediction(r, w, p);
-    if (r->busy) {
-        mm_bench_skip_all(j, METRICS, "your process ran while this program measured: %s",
-                          r->busy_what);
+    char why[300];
+    if (!mm_idle_ok(&r->idle, why, sizeof why)) {
+        mm_bench_skip_all(j, METRICS, "%s (this program's own chase and kernel)", why);
     } else if (*contrast < OBSERVABLE) {
         mm_bench_skip_all(j, METRICS, "this run cannot show a staircase: the kernel's random "
                           "jumps over %zu MiB took only %.1fx as long as jumps within %zu KiB "
@@ -502,8 +593,9 @@ static void write_info(mm_json_t *j, const run_t *r, const predict_t *p, double 
     mm_json_num(j, "memory_vs_l1_contrast", contrast);
     mm_json_nums(j, "latency_ns_used", p->lat, p->nlevels ? p->nlevels + 1 : 0);
     mm_json_nums(j, "hit_rates", p->hit, p->nlevels);
-    mm_json_nums(j, "predicted_ns", p->pred, p->nlevels ? ROUNDS : 0);
-    mm_json_nums(j, "measured_ns", p->meas, p->nlevels ? ROUNDS : 0);
+    mm_json_nums(j, "predicted_ns", p->pred, (size_t)p->steady);
+    mm_json_nums(j, "measured_ns", p->meas, (size_t)p->steady);
+    mm_json_int(j, "prediction_rounds_tried", p->tries);
     mm_json_close(j, '}');
 }
 
@@ -530,6 +622,7 @@ int main(void)
     mm_bench_end_metrics(&j);
     write_info(&j, &r, &p, contrast);
     mm_json_end(&j);
-    el_pages_free(r.top_chain);
+    for (size_t i = 0; i < r.npoints; i++)
+        el_pages_free(r.chain[i]);
     return 0;
 }

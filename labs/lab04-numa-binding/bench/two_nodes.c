@@ -8,8 +8,8 @@
  * itself (mbind); yours runs in your process (the chase and team workloads of
  * serve/serve04.c: the same kernels, serve/work04.h), bound by your code, on the memory your
  * nb_alloc_on_node placed there. Every time is taken here around the whole call. While a
- * baseline runs your process must be idle (its CPU time, read from /proc): a round in which it
- * was not makes the metric skip.
+ * baseline runs your process must be idle (mm_idle_*: its CPU time, read from /proc): if it
+ * was not, the metrics skip.
  *
  * What keeps the figures about memory and not caches: buffers are at least 4x the last-level
  * caches of the GPU's node and at least 1 GiB; every round walks, reads or writes a part of its
@@ -46,9 +46,6 @@
 #define LATENCY_GATE 1.15
 #define BANDWIDTH_GATE 1.10
 #define LOADER_GATE 1.10
-/* Your process's CPU time a baseline round may see it use: 2 ms and 1% of the round. */
-#define IDLE_NS 2000000u
-#define IDLE_SHARE 0.01
 
 /* The metrics of this file: skipped or failed together when the machine or a set-up fails. */
 static const char *const MACHINE[] = { "remote_latency_ratio", "remote_bandwidth_ratio",
@@ -64,7 +61,7 @@ typedef struct {
     size_t bytes, llc;  /* each buffer; the last-level caches of node a */
     char *local, *remote; /* the benchmark's own buffers, on nodes a and b */
     char *mine;           /* yours on node a, from nb_alloc_on_node: an address of your process */
-    int busy;             /* your process ran while a baseline was timed */
+    mm_idle_t idle;       /* your process, while the baselines were timed */
     mm_json_t *j;
 } pair_t;
 
@@ -238,25 +235,6 @@ static int alloc_yours(pair_t *c)
     return -1;
 }
 
-/* ---- your process stays idle while a baseline runs ---- */
-
-typedef struct {
-    uint64_t cpu_ns, t0;
-} watch_t;
-
-static void watch_begin(watch_t *w)
-{
-    w->cpu_ns = mm_student_cpu_ns();
-    w->t0 = mm_now_ns();
-}
-
-static void watch_end(pair_t *c, const watch_t *w)
-{
-    uint64_t wall = mm_now_ns() - w->t0, used = mm_student_cpu_ns() - w->cpu_ns;
-    if ((double)used > IDLE_NS + IDLE_SHARE * (double)wall)
-        c->busy = 1;
-}
-
 /* ---- latency: a pointer chase along one cycle through every line of a buffer ---- */
 
 typedef struct {
@@ -279,22 +257,20 @@ static void chase(void *arg)
         ch->at = out.at;
         return;
     }
-    watch_t w;
-    watch_begin(&w);
+    mm_idle_start(&c->idle);
     if (hwloc_set_cpubind(c->hw, c->cpus_a, HWLOC_CPUBIND_THREAD) != 0)
         ch->failed = 1;
     ch->at = nb_chase(ch->buf, ch->at, CHASE_STEPS);
-    watch_end(c, &w);
+    mm_idle_stop(&c->idle);
 }
 
 /* A metric from its gated measurement: your time against the benchmark's own binding. */
 static void report(pair_t *c, const char *metric, const mm_bench_gated_t *g, double gate,
                    const char *measured)
 {
-    if (c->busy) {
-        mm_bench_skipf(c->j, metric, "your process ran while the baseline was measured (more "
-                       "than %.0f ms and %.0f%% of a round): %s", IDLE_NS / 1e6,
-                       100 * IDLE_SHARE, measured);
+    char why[300];
+    if (!mm_idle_ok(&c->idle, why, sizeof why)) {
+        mm_bench_skipf(c->j, metric, "%s; %s", why, measured);
         return;
     }
     if (g->counted < COUNTED) {
@@ -403,8 +379,7 @@ static void run_team(void *arg)
         run_yours(tm);
         return;
     }
-    watch_t w;
-    watch_begin(&w);
+    mm_idle_start(&tm->c->idle);
     for (unsigned i = 0; i < tm->n; i++) {
         m[i] = (member_t){ tm, i };
         if (pthread_create(&th[i], NULL, member, &m[i]) != 0)
@@ -412,7 +387,7 @@ static void run_team(void *arg)
     }
     for (unsigned i = 0; i < tm->n; i++)
         pthread_join(th[i], NULL);
-    watch_end(tm->c, &w);
+    mm_idle_stop(&tm->c->idle);
 }
 
 /* Readers, three ways a round; *g and what it measured in m. Returns 0, or -1 (reported). */

@@ -37,9 +37,6 @@
 #define WORKERS 4
 #define MAX_POINTS 512
 #define PIECE MIB                  /* the shared buffer each piece of a stream window comes in */
-/* The idle check: while the pread loader is timed, your process may use at most this much CPU
- * (2 ms, plus 1% of the loader's time), or mmap_vs_pread is skipped. */
-#define IDLE_NS 2000000u
 /* The gate: the pread loader's epoch must take at least this many times as long as the same
  * epoch read in place through the benchmark's own mapping of the file, or the run cannot show
  * what mmap_vs_pread is about (a system call and a copy per sample cost more than reading the
@@ -91,9 +88,8 @@ typedef struct {
     uint64_t sum;            /* of the last epoch (ds_epoch_fold) */
     uint64_t want;           /* the baseline's: each of your epochs must give it */
     int failed;
-    uint64_t cpu_mark;       /* your process's CPU time when the baseline's run began */
-    uint64_t base_ns;        /* the baseline's last run */
-    uint64_t busy_ns;        /* the most CPU your process used during one baseline run */
+    mm_idle_t idle;          /* your process, while the baseline's epochs ran (mm_idle_*: if
+                                it ran, mmap_vs_pread is skipped) */
 } epoch_t;
 
 static void epoch_pread(void *arg)
@@ -109,13 +105,13 @@ static void epoch_pread(void *arg)
     e->sum = s;
 }
 
-/* The baseline, timed here too, for the idle check's bound. */
-static void epoch_pread_timed(void *arg)
+/* The baseline, your process watched meanwhile (the idle check). */
+static void epoch_pread_watched(void *arg)
 {
     epoch_t *e = arg;
-    uint64_t t0 = mm_now_ns();
+    mm_idle_start(&e->idle);
     epoch_pread(e);
-    e->base_ns = mm_now_ns() - t0;
+    mm_idle_stop(&e->idle);
 }
 
 /* One epoch of workload `name` in your process; its checksum in e->sum. */
@@ -128,18 +124,12 @@ static void epoch_call(epoch_t *e, const char *name)
     e->sum = s;
 }
 
-/* Your epoch, in the paired rounds right after each run of the baseline: first the CPU time your
- * process used while the baseline ran (it must have been idle), then the epoch, then the mark
- * for the next baseline run. */
+/* Your epoch, in the paired rounds right after each run of the baseline, checked. */
 static void epoch_mmap(void *arg)
 {
     epoch_t *e = arg;
-    uint64_t used = mm_student_cpu_ns() - e->cpu_mark;
-    if (used > IDLE_NS + e->base_ns / 100 && used > e->busy_ns)
-        e->busy_ns = used;
     epoch_call(e, "epoch");
     e->failed |= e->sum != e->want;
-    e->cpu_mark = mm_student_cpu_ns();
 }
 
 static void epoch_memory(void *arg)
@@ -238,20 +228,19 @@ static double inplace_speedup(epoch_t *e, const unsigned char *recs)
 static void score_epoch(mm_json_t *j, epoch_t *e, const char *path, const unsigned char *recs,
                         info_t *info)
 {
-    mm_bench_case_t cb = { "pread", epoch_pread_timed, e }, cy = { "yours", epoch_mmap, e };
+    mm_bench_case_t cb = { "pread", epoch_pread_watched, e }, cy = { "yours", epoch_mmap, e };
     double ratio = 0, tb = 0, ty = 0;
     epoch_pread(e);
     uint64_t want = e->want = e->sum;
-    e->cpu_mark = mm_student_cpu_ns();
     int timed = mm_bench_paired_ratio(&cb, &cy, WARMUP, REPS, &ratio, &tb, &ty);
     if (timed != 0 || e->failed) {
         mm_bench_fail(j, "mmap_vs_pread", "your samples differ from the file's records (or "
                       "ds_sample returned NULL)");
         return;
     }
-    if (e->busy_ns) {
-        mm_bench_skipf(j, "mmap_vs_pread", "your process ran while the baseline was measured "
-                       "(%.1f ms of CPU during one of its epochs)", (double)e->busy_ns / 1e6);
+    char why[300];
+    if (!mm_idle_ok(&e->idle, why, sizeof why)) {
+        mm_bench_skip(j, "mmap_vs_pread", why);
         return;
     }
     mm_bench_speedup(j, "mmap_vs_pread", ratio, "pread loader", tb, ty, REPS,
