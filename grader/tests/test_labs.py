@@ -1,8 +1,12 @@
 """For every lab: the skeleton builds and scores zero on correctness; the reference gets full
-marks on everything this machine can grade; each naive variant loses exactly the performance
-it claims to; lab.toml names exactly the tests that exist."""
+marks on everything this machine can grade, beside a busy neighbour; each naive variant loses
+exactly the performance it claims to; lab.toml names exactly the tests that exist."""
+import math
 import os
 import re
+import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -108,15 +112,38 @@ def test_skeleton_scores_zero_correctness(slug, tmp_path):
     assert all(t["score"] == 0 for t in g.metrics(lab.id).values())
 
 
+@pytest.fixture
+def busy_neighbour():
+    """Busy loops beside the test, as on a shared course machine, stopped after it: one per core
+    this process may run on, shared with the suite's other workers (each of them is busy too),
+    so that every core has a neighbour."""
+    cores = len(os.sched_getaffinity(0))
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+             for _ in range(max(1, math.ceil(cores / workers)))]
+    yield len(loops)
+    for p in loops:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+
+
+# The reference beside a busy neighbour: every item it measured scores full marks, and every
+# item it did not measure is skipped with its reason, never lost. What keeps that true is each
+# timed metric's gate and idle check in the benchmark, lab 02's steady rounds and the grader's
+# minimum of surviving pairs (grader/grading/bench.py).
 @pytest.mark.slow
 @pytest.mark.parametrize("slug", SLUGS)
-def test_solution_gets_full_marks(slug, tmp_path):
+def test_solution_gets_full_marks(slug, busy_neighbour, tmp_path):
     lab = labs.load(slug)
-    g = grade("solutions", lab.id, str(tmp_path))
+    g = grade("solutions", lab.id, str(tmp_path), timeout=1800)
     assert g.returncode == 0
-    bad = {n: t["output"] for n, t in g.items(lab.id).items()
+    items = g.items(lab.id)
+    bad = {n: t["output"] for n, t in items.items()
            if t["status"] != "passed" and not t["output"].startswith("SKIPPED")}
-    assert bad == {}, f"the reference loses points: {bad}"
+    assert bad == {}, f"beside {busy_neighbour} busy loop(s) the reference loses points: {bad}"
+    silent = [n for n, t in items.items() if t["output"].startswith("SKIPPED")
+              and len(t["output"].split(": ", 1)[-1].split("\n\n")[0].strip()) < 20]
+    assert silent == [], f"skipped without a reason: {silent}"
     unmeasured = g.results["extra_data"]["skipped_points"]
     assert g.results["score"] == g.results["extra_data"]["max_score"] - unmeasured > 0
 
