@@ -315,7 +315,7 @@ static int open_yours(ca_simdev_t *d, ca_allocator_t **a, int *id)
     ca_backend_t be, *fwd = NULL;
     ca_simdev_backend(d, &be);
     *id = host_attach(&be);
-    int rc = *id < 0 ? *id : host_backend(*id, &fwd);
+    int rc = *id < 0 ? *id : host_backend(*id, 0, &fwd);
     return rc ? rc : ca_create(a, fwd);
 }
 
@@ -647,8 +647,8 @@ static void bench_timed(mm_json_t *j, const ca_trace_t *t, const ca_op_t *ops, d
     } else {
         ca_simdev_backend(db, &bb);
         ca_simdev_backend(dy, &by);
-        id = host_attach(&by);
-        int rc = id < 0 ? id : host_backend(id, &fwd);
+        id = host_attach(&by); /* no work is launched here: events are done at once */
+        int rc = id < 0 ? id : host_backend(id, 1, &fwd);
         if (rc != 0)
             mm_bench_failf(j, "alloc_free_speedup", "no back end for your process: %s",
                            strerror(-rc));

@@ -29,9 +29,12 @@ typedef struct {
 } fwd_ret_t;
 
 /* Workload "fwd_backend": in fwd_dev_in_t, out ca_backend_t (the forwarding table for device
- * `dev`, its pointers this process's own). */
+ * `dev`, its pointers this process's own). With local_events, events are answered in this
+ * process, each done once recorded, as the harness's device answers them when no work was
+ * launched on it (the timed metric, where nothing launches work): no round trip per event; raw
+ * calls still go to the harness. */
 typedef struct {
-    uint32_t dev;
+    uint32_t dev, local_events;
 } fwd_dev_in_t;
 
 /* Workload "replay": ca_trace_replay of ops[begin, end) on allocator a (this process's handle),
