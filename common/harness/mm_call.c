@@ -185,6 +185,20 @@ static void cover(uintptr_t end, const char *what)
     arena_len = len;
 }
 
+static void drop_arena(void);
+
+/* A start that failed after the arena was mapped: unmapped, so that the next start can map it. */
+static _Noreturn __attribute__((format(printf, 1, 2))) void start_failed(const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    drop_arena();
+    fail("%s", msg);
+}
+
 static void start_student(void)
 {
     if (zygote_fd < 0)
@@ -197,16 +211,24 @@ static void start_student(void)
     cover(MM_ARENA_BASE + MM_BOX_SIZE, "start");
     void *a = mmap((void *)MM_ARENA_BASE, MM_ARENA_SIZE, PROT_READ | PROT_WRITE,
                    MAP_SHARED | MAP_FIXED_NOREPLACE, mfd, 0);
-    if (a != (void *)MM_ARENA_BASE)
-        fail("cannot map the shared memory at its address: %s", strerror(errno));
+    if (a != (void *)MM_ARENA_BASE) {
+        int err = errno;
+        if (a != MAP_FAILED) /* a kernel without MAP_FIXED_NOREPLACE mapped it elsewhere */
+            munmap(a, MM_ARENA_SIZE);
+        close(mfd);
+        arena_fd = -1;
+        fail("cannot map the shared memory at its address: %s", strerror(err));
+    }
     int one = 1;
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) ||
         setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one))
-        fail("no socket for the student process: %s", strerror(errno));
+        start_failed("no socket for the student process: %s", strerror(errno));
     mm_zy_reply_t r = zygote_ask(MM_ZY_START, 0, (int[]){ mfd, sv[1] });
     close(sv[1]);
-    if (r.rc < 0)
-        fail("the student program could not start a process: %s", strerror(-r.rc));
+    if (r.rc < 0) {
+        close(sv[0]);
+        start_failed("the student program could not start a process: %s", strerror(-r.rc));
+    }
     box = a;
     call_fd = sv[0];
     zy_pid = r.value;
@@ -215,15 +237,18 @@ static void start_student(void)
     if (host_pid <= 0) {
         char how[128];
         int status = zygote_ask(MM_ZY_END, zy_pid, NULL).value;
-        fail("the student process did not start: %s (its messages are in the output)",
-             ended_how(status, how, sizeof how));
+        close(call_fd);
+        call_fd = -1;
+        start_failed("the student process did not start: %s (its messages are in the output)",
+                     ended_how(status, how, sizeof how));
     }
 }
 
 static void drop_arena(void)
 {
     munmap((void *)MM_ARENA_BASE, MM_ARENA_SIZE);
-    close(arena_fd);
+    if (arena_fd >= 0)
+        close(arena_fd);
     arena_fd = -1;
     box = NULL;
 }

@@ -328,7 +328,9 @@ def _processes():
 
 
 def _session_members(sid: int) -> list[int]:
-    return [pid for pid, _, _, s in _processes() if s == sid]
+    """The session's live processes: a zombie (its parent has not reaped it yet, as the program
+    finish() stops without waiting for) is dead already, and no signal would ever remove it."""
+    return [pid for pid, _, state, s in _processes() if s == sid and state != "Z"]
 
 
 def live_processes(uid: int) -> list[int]:

@@ -66,6 +66,30 @@ static int fwd_synchronize(void *ctx)
     return forward(ctx, FWD_SYNCHRONIZE, 0, NULL);
 }
 
+/* Events answered here (fwd_dev_in_t.local_events): done once recorded; ids never reused. */
+static uint64_t local_events; /* the last id handed out */
+
+static int local_record_event(void *ctx, ca_stream_t stream, ca_event_t *out)
+{
+    (void)ctx;
+    if (stream >= CA_MAX_STREAMS || !out)
+        return -EINVAL;
+    *out = ++local_events;
+    return 0;
+}
+
+static int local_query_event(void *ctx, ca_event_t ev)
+{
+    (void)ctx;
+    return ev && ev <= local_events ? 1 : -EINVAL;
+}
+
+static int local_release_event(void *ctx, ca_event_t ev)
+{
+    (void)ctx;
+    return ev && ev <= local_events ? 0 : -EINVAL;
+}
+
 /* Workload "fwd_backend" (lab07_serve.h): the table for the harness's device in->dev. Returns 0,
  * or -EINVAL for buffers of the wrong size. */
 int serve_fwd_backend(const void *in, size_t in_len, void *out, size_t out_len)
@@ -76,6 +100,11 @@ int serve_fwd_backend(const void *in, size_t in_len, void *out, size_t out_len)
     memcpy(&d, in, sizeof d);
     ca_backend_t be = { "forward", (void *)((uintptr_t)d.dev + 1), fwd_raw_alloc, fwd_raw_free,
                         fwd_record_event, fwd_query_event, fwd_release_event, fwd_synchronize };
+    if (d.local_events) {
+        be.record_event = local_record_event;
+        be.query_event = local_query_event;
+        be.release_event = local_release_event;
+    }
     memcpy(out, &be, sizeof be);
     return 0;
 }

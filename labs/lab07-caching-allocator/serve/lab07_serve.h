@@ -29,19 +29,24 @@ typedef struct {
 } fwd_ret_t;
 
 /* Workload "fwd_backend": in fwd_dev_in_t, out ca_backend_t (the forwarding table for device
- * `dev`, its pointers this process's own). */
+ * `dev`, its pointers this process's own). With local_events, events are answered in this
+ * process, each done once recorded, as the harness's device answers them when no work was
+ * launched on it (the timed metric, where nothing launches work): no round trip per event; raw
+ * calls still go to the harness. */
 typedef struct {
-    uint32_t dev;
+    uint32_t dev, local_events;
 } fwd_dev_in_t;
 
 /* Workload "replay": ca_trace_replay of ops[begin, end) on allocator a (this process's handle),
- * each tensor's address in slots[id] (both arrays in shared memory). Returns its result; out:
- * replay_out_t. */
+ * each tensor's address in slots[id] (both arrays in shared memory), `reps` times in a row (0
+ * reads 1: a step that frees what it allocates can be timed as one call of many steps). Returns
+ * its result (the first that is not 0); out: replay_out_t. */
 typedef struct {
     const ca_op_t *ops;
     uint64_t begin, end;
     ca_allocator_t *a;
     void **slots;
+    uint64_t reps;
 } replay_in_t;
 typedef struct {
     uint64_t failed_op;

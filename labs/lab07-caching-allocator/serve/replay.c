@@ -22,7 +22,9 @@ int serve_replay(const void *in, size_t in_len, void *out, size_t out_len)
     t.ops = (ca_op_t *)r.ops;
     t.nops = (size_t)r.end;
     size_t failed = 0;
-    int rc = ca_trace_replay(&t, (size_t)r.begin, (size_t)r.end, r.a, r.slots, &failed);
+    int rc = 0;
+    for (uint64_t k = 0; rc == 0 && k < (r.reps ? r.reps : 1); k++)
+        rc = ca_trace_replay(&t, (size_t)r.begin, (size_t)r.end, r.a, r.slots, &failed);
     replay_out_t o = { failed };
     memcpy(out, &o, sizeof o);
     return rc;

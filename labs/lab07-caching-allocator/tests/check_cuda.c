@@ -29,7 +29,7 @@ static void cuda_open(cuda_td_t *t, int device)
     ca_cudadev_backend(t->dev, &be);
     t->id = host_attach(&be);
     ck_assert_msg(t->id >= 0, "too many devices at once");
-    MM_ASSERT_OK(host_backend(t->id, &fwd));
+    MM_ASSERT_OK(host_backend(t->id, 0, &fwd));
     MM_ASSERT_OK(ca_create(&t->a, fwd));
 }
 

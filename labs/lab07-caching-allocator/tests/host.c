@@ -125,9 +125,9 @@ void host_detach(int dev)
     memset(&devs[dev], 0, sizeof devs[dev]);
 }
 
-int host_backend(int dev, ca_backend_t **out)
+int host_backend(int dev, int local_events, ca_backend_t **out)
 {
-    fwd_dev_in_t in = { (uint32_t)dev };
+    fwd_dev_in_t in = { (uint32_t)dev, local_events != 0 };
     ca_backend_t be;
     int rc = mm_call_work("fwd_backend", &in, sizeof in, &be, sizeof be);
     if (rc != 0)

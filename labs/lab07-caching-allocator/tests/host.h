@@ -19,8 +19,9 @@ int host_attach(const ca_backend_t *be);
 void host_detach(int dev);
 
 /* Sets *out to the forwarding table for dev, in memory shared with the student's process (the
- * `be` of ca_create). Returns 0, or what the student's process answered (-errno). */
-int host_backend(int dev, ca_backend_t **out);
+ * `be` of ca_create); local_events: its events answered there, done at once (lab07_serve.h's
+ * fwd_dev_in_t). Returns 0, or what the student's process answered (-errno). */
+int host_backend(int dev, int local_events, ca_backend_t **out);
 
 /* 1 if [p, p + n) lies inside one region device dev handed out through a forwarded raw_alloc
  * and has not taken back, else 0. */

@@ -14,7 +14,7 @@ void td_open_cfg(td_t *t, const ca_simdev_config_t *cfg)
     ca_simdev_backend(t->dev, &be);
     t->id = host_attach(&be);
     ck_assert_msg(t->id >= 0, "too many simulated devices at once");
-    MM_ASSERT_OK(host_backend(t->id, &t->be));
+    MM_ASSERT_OK(host_backend(t->id, 0, &t->be));
     MM_ASSERT_OK(ca_create(&t->a, t->be));
     ck_assert_msg(t->a != NULL, "ca_create returned 0 but no allocator");
 }

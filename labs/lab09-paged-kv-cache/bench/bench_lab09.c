@@ -159,7 +159,7 @@ static void drive(unsigned k, const kv_trace_t *t, kv_check_t *chk, unsigned cha
                   run_t *run, series_t *ser)
 {
     unsigned char *log = mm_shared_alloc(LOG_BYTES);
-    kv_replay_in_t in = { k, 1, NUM_BLOCKS, BLOCK_SIZE, MAX_SEQS, CHUNK_STEPS,
+    kv_replay_in_t in = { k, 1, NUM_BLOCKS, BLOCK_SIZE, MAX_SEQS, CHUNK_STEPS, SAMPLE_EVERY, 0,
                           (uint64_t)(uintptr_t)log, LOG_BYTES };
     kv_replay_out_t out;
     for (;;) {

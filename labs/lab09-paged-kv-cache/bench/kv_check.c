@@ -11,7 +11,7 @@
 
 /* What the log says of one sequence id, rebuilt here. */
 typedef struct {
-    int live, seen, fresh;   /* fresh: added (or rebuilt) in this step, not appended to */
+    int live, fresh;         /* fresh: added (or rebuilt) in this step, not appended to */
     uint32_t len, tlen, kfrom, kcap, tcap, hcap;
     uint32_t *table;
     kv_token_t *tok;
@@ -24,6 +24,8 @@ struct kv_check {
     const kv_trace_t *t;
     uint32_t nb, bs, step;
     view_t v[KV_MAX_SEQS];
+    int32_t ids[KV_MAX_SEQS], prev[KV_MAX_SEQS]; /* the live ids, ascending: now, a step ago */
+    uint32_t nids, nprev;
     uint32_t *stamp, *at, *nown, *claim;   /* per physical block, this step */
     uint64_t *bh, *claim_h, *ident;        /* ident: the contents it last held, full */
     int32_t (*prod)[KV_MAX_SAMPLES];       /* per request and sample: most output seen, -1 */
@@ -134,21 +136,6 @@ void kv_check_free(kv_check_t *k)
     free(k);
 }
 
-static int grow(void **p, uint32_t *cap, uint32_t n, size_t sz)
-{
-    if (n <= *cap)
-        return 0;
-    uint32_t c = *cap ? *cap : 64;
-    while (c < n)
-        c *= 2;
-    void *q = realloc(*p, (size_t)c * sz);
-    if (!q)
-        return -ENOMEM;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 /* Rehashes v's blocks from the one holding token `from` on. */
 static void rehash(const kv_check_t *k, view_t *v, uint32_t from)
 {
@@ -181,9 +168,9 @@ static int apply_seq(kv_check_t *k, const unsigned char *rec, size_t n, size_t *
     if (r.kfrom > (pl < r.len ? pl : r.len) || r.tfrom > (pt < r.tlen ? pt : r.tlen) ||
         n - *at < R8(tb) + R8(kb))
         return bad(k, "the log of step %u is malformed at sequence %d", k->step, r.id);
-    if (grow((void **)&v->table, &v->tcap, r.tlen, sizeof *v->table) ||
-        grow((void **)&v->h, &v->hcap, r.tlen, sizeof *v->h) ||
-        grow((void **)&v->tok, &v->kcap, r.len, sizeof *v->tok))
+    if (kv_grow((void **)&v->table, &v->tcap, r.tlen, sizeof *v->table) ||
+        kv_grow((void **)&v->h, &v->hcap, r.tlen, sizeof *v->h) ||
+        kv_grow((void **)&v->tok, &v->kcap, r.len, sizeof *v->tok))
         return bad(k, "out of host memory");
     memcpy(v->table + r.tfrom, rec + *at, tb);
     *at += R8(tb);
@@ -193,7 +180,6 @@ static int apply_seq(kv_check_t *k, const unsigned char *rec, size_t n, size_t *
     v->kfrom = r.kfrom;
     v->len = r.len;
     v->tlen = r.tlen;
-    v->seen = 1;
     if (v->tlen != (v->len + k->bs - 1) / k->bs)
         return bad(k, "step %u: sequence %d has %u tokens in %u blocks: the block tables do "
                    "not map %u-token blocks", k->step, r.id, v->len, v->tlen, k->bs);
@@ -296,14 +282,14 @@ static int count_blocks(kv_check_t *k, const view_t *v, int32_t id, kv_count_t *
 }
 
 /* A fresh sequence that is a fork: no output yet, and the same table as a fresh sequence of
- * its request before it in this step. */
-static int is_fork(const kv_check_t *k, const view_t *v, int32_t id)
+ * its request before it (the q-th live one) in this step. */
+static int is_fork(const kv_check_t *k, const view_t *v, uint32_t q)
 {
     if (v->len != k->t->req[v->req].prompt_len)
         return 0;
-    for (int32_t j = 0; j < id; j++) {
-        const view_t *u = &k->v[j];
-        if (u->live && u->fresh && u->req == v->req && u->tlen == v->tlen &&
+    for (uint32_t j = 0; j < q; j++) {
+        const view_t *u = &k->v[k->ids[j]];
+        if (u->fresh && u->req == v->req && u->tlen == v->tlen &&
             memcmp(u->table, v->table, v->tlen * sizeof *v->table) == 0)
             return 1;
     }
@@ -340,24 +326,33 @@ long kv_check_step(kv_check_t *k, const unsigned char *rec, size_t n, kv_rec_ste
     memcpy(h, rec, sizeof *h);
     size_t at = R8(sizeof *h);
     int32_t last = -1;
-    for (int i = 0; i < KV_MAX_SEQS; i++)
-        k->v[i].seen = 0;
-    for (uint32_t q = 0; q < h->nseq; q++)
+    if (h->nseq > KV_MAX_SEQS)
+        return bad(k, "the log of step %u has %u sequences", k->step, h->nseq);
+    memcpy(k->prev, k->ids, k->nids * sizeof *k->ids);
+    k->nprev = k->nids;
+    k->nids = 0;
+    for (uint32_t q = 0; q < h->nseq; q++) {
         if (apply_seq(k, rec, n, &at, &last))
             return -1;
-    for (int32_t i = 0; i < KV_MAX_SEQS; i++) {
-        view_t *v = &k->v[i];
-        v->live = v->seen;
-        if (v->live && (check_tokens(k, v, i) || count_blocks(k, v, i, c)))
-            return -1;
-        c->seqs += (uint32_t)v->live;
+        k->ids[k->nids++] = last;
     }
-    for (int32_t i = 0; i < KV_MAX_SEQS; i++)
-        if (k->v[i].live && k->v[i].fresh && !is_fork(k, &k->v[i], i))
-            count_prefix(k, &k->v[i]);
-    for (int32_t i = 0; i < KV_MAX_SEQS; i++)
-        for (uint32_t b = 0; k->v[i].live && b < k->v[i].len / k->bs; b++)
-            k->ident[k->v[i].table[b]] = k->v[i].h[b];
+    for (uint32_t q = 0; q < k->nprev; q++) /* live a step ago, and not logged now: ended */
+        k->v[k->prev[q]].live = 0;
+    for (uint32_t q = 0; q < k->nids; q++) {
+        view_t *v = &k->v[k->ids[q]];
+        v->live = 1;
+        if (check_tokens(k, v, k->ids[q]) || count_blocks(k, v, k->ids[q], c))
+            return -1;
+    }
+    c->seqs = k->nids;
+    for (uint32_t q = 0; q < k->nids; q++)
+        if (k->v[k->ids[q]].fresh && !is_fork(k, &k->v[k->ids[q]], q))
+            count_prefix(k, &k->v[k->ids[q]]);
+    for (uint32_t q = 0; q < k->nids; q++) {
+        const view_t *v = &k->v[k->ids[q]];
+        for (uint32_t b = 0; b < v->len / k->bs; b++)
+            k->ident[v->table[b]] = v->h[b];
+    }
     c->queries = k->queries;
     c->hits = k->hits;
     return (long)at;

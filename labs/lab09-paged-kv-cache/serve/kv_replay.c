@@ -22,7 +22,8 @@ static struct {
     kv_cache_t *c;
     kv_sched_t *s;
     size_t next;
-    uint32_t steps;
+    uint32_t steps, stats_every;
+    uint32_t scan; /* the ids logging looks at: 0 .. scan - 1 */
     snap_t seq[KV_MAX_SEQS];
     uint32_t *tab, tabcap, tokcap; /* one sequence's table and tokens, as read */
     kv_token_t *tok;
@@ -58,6 +59,8 @@ static int replay_begin(const kv_replay_in_t *a)
         return rc < 0 ? rc : -EIO;
     }
     R.on = 1;
+    R.stats_every = a->stats_every ? a->stats_every : 1;
+    R.scan = a->max_seqs < KV_MAX_SEQS / 2 ? 2 * a->max_seqs : KV_MAX_SEQS;
     return 0;
 }
 
@@ -81,22 +84,6 @@ static int put(const void *p, size_t n)
     return 0;
 }
 
-/* Grows *p to hold n elements of size sz (capacity in *cap). 0 or -ENOMEM. */
-static int grow(void **p, uint32_t *cap, uint32_t n, size_t sz)
-{
-    if (n <= *cap)
-        return 0;
-    uint32_t c = *cap ? *cap : 64;
-    while (c < n)
-        c *= 2;
-    void *q = realloc(*p, (size_t)c * sz);
-    if (!q)
-        return -ENOMEM;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 /* The first index where a[0..na) and b[0..nb) differ (min(na, nb) if one is a prefix). */
 static uint32_t first_diff(const void *a, uint32_t na, const void *b, uint32_t nb, size_t sz)
 {
@@ -108,43 +95,62 @@ static uint32_t first_diff(const void *a, uint32_t na, const void *b, uint32_t n
     return i;
 }
 
-/* Logs sequence id if live (its table and tokens read through the student's cache). */
+/* Swaps two buffers and their capacities. */
+static void swap_buf(void **a, uint32_t *acap, void **b, uint32_t *bcap)
+{
+    void *p = *a;
+    uint32_t c = *acap;
+    *a = *b;
+    *acap = *bcap;
+    *b = p;
+    *bcap = c;
+}
+
+/* Logs sequence id if live (its table and tokens read through the student's cache). What was
+ * read becomes the sequence's snapshot by swapping buffers: nothing is copied twice. */
 static int log_seq(int32_t id, uint32_t *nseq)
 {
-    uint32_t **tab = &R.tab;
-    kv_token_t **tok = &R.tok;
     snap_t *p = &R.seq[id];
-    int64_t len = kv_seq_len(R.c, id), tlen = kv_block_table(R.c, id, NULL, 0);
+    int64_t len = kv_seq_len(R.c, id), tlen = len < 0 ? len : kv_block_table(R.c, id, NULL, 0);
     if (len < 0 || tlen < 0) {
         p->live = 0;
         return 0;
     }
     if (len > KV_MAX_SEQ_LEN || tlen > KV_MAX_SEQ_LEN ||
-        grow((void **)tab, &R.tabcap, (uint32_t)tlen + 1, sizeof **tab) ||
-        grow((void **)tok, &R.tokcap, (uint32_t)len + 1, sizeof **tok))
+        kv_grow((void **)&R.tab, &R.tabcap, (uint32_t)tlen + 1, sizeof *R.tab) ||
+        kv_grow((void **)&R.tok, &R.tokcap, (uint32_t)len + 1, sizeof *R.tok))
         return -ENOMEM;
-    if (kv_block_table(R.c, id, *tab, (uint32_t)tlen) != tlen ||
-        kv_read(R.c, id, *tok, (uint32_t)len) != len)
+    if (kv_block_table(R.c, id, R.tab, (uint32_t)tlen) != tlen ||
+        kv_read(R.c, id, R.tok, (uint32_t)len) != len)
         return -EIO;
     kv_rec_seq_t r = { id, (uint32_t)len, (uint32_t)tlen, 0, 0 };
     if (p->live) {
-        r.tfrom = first_diff(p->table, p->tlen, *tab, r.tlen, sizeof **tab);
-        r.kfrom = first_diff(p->tok, p->len, *tok, r.len, sizeof **tok);
+        r.tfrom = first_diff(p->table, p->tlen, R.tab, r.tlen, sizeof *R.tab);
+        r.kfrom = first_diff(p->tok, p->len, R.tok, r.len, sizeof *R.tok);
     }
-    if (grow((void **)&p->table, &p->tcap, r.tlen, sizeof **tab) ||
-        grow((void **)&p->tok, &p->kcap, r.len, sizeof **tok))
-        return -ENOMEM;
-    memcpy(p->table, *tab, (size_t)r.tlen * sizeof **tab);
-    memcpy(p->tok, *tok, (size_t)r.len * sizeof **tok);
+    swap_buf((void **)&p->table, &p->tcap, (void **)&R.tab, &R.tabcap);
+    swap_buf((void **)&p->tok, &p->kcap, (void **)&R.tok, &R.tokcap);
     p->live = 1;
     p->len = r.len;
     p->tlen = r.tlen;
     (*nseq)++;
-    return put(&r, sizeof r) ?: put(*tab + r.tfrom, (r.tlen - r.tfrom) * sizeof **tab) ?:
-           put(*tok + r.kfrom, (r.len - r.kfrom) * sizeof **tok);
+    return put(&r, sizeof r) ?: put(p->table + r.tfrom, (r.tlen - r.tfrom) * sizeof *p->table) ?:
+           put(p->tok + r.kfrom, (r.len - r.kfrom) * sizeof *p->tok);
 }
 
-/* Runs one step and builds its record in R.rec. 0, or a negative errno (*where says what). */
+/* Logs the live sequences among ids from .. to - 1. 0, or a negative errno. */
+static int log_ids(uint32_t from, uint32_t to, uint32_t *nseq)
+{
+    int rc = 0;
+    for (uint32_t id = from; id < to && !rc; id++)
+        rc = log_seq((int32_t)id, nseq);
+    return rc;
+}
+
+/* Runs one step and builds its record in R.rec. 0, or a negative errno (*where says what).
+ * Sequence ids are the lowest free (kvcache.h), so the live ones are below twice max_seqs;
+ * should the scheduler run more sequences than those ids hold, every id is looked at from then
+ * on. */
 static int one_step(int32_t *where)
 {
     kv_rec_step_t h;
@@ -157,19 +163,24 @@ static int one_step(int32_t *where)
     *where = 2;
     if ((rc = kv_sched_step(R.s, &h.res)))
         return rc;
+    R.done = R.next == R.t.n && kv_sched_idle(R.s);
     *where = 3;
-    if ((rc = kv_get_stats(R.c, &h.st)))
+    if ((R.steps % R.stats_every == 0 || R.done) && (rc = kv_get_stats(R.c, &h.st)))
         return rc;
     h.submitted = (uint32_t)R.next;
     R.rec_len = 0;
     if ((rc = put(&h, sizeof h)))
         return rc;
-    for (int32_t id = 0; id < KV_MAX_SEQS; id++)
-        if ((rc = log_seq(id, &h.nseq)))
+    if ((rc = log_ids(0, R.scan, &h.nseq)))
+        return rc;
+    if (h.nseq < h.res.running_seqs && R.scan < KV_MAX_SEQS) { /* ids past the lowest free */
+        rc = log_ids(R.scan, KV_MAX_SEQS, &h.nseq);
+        R.scan = KV_MAX_SEQS;
+        if (rc)
             return rc;
+    }
     memcpy(R.rec, &h, sizeof h); /* nseq is known now */
     R.steps++;
-    R.done = R.next == R.t.n && kv_sched_idle(R.s);
     return 0;
 }
 

@@ -2,7 +2,9 @@
  * student's process) both know: the workloads' arguments and the replay log's layout. */
 #ifndef KV_SERVE_H
 #define KV_SERVE_H
+#include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include "kvcache.h"
 #include "scheduler.h"
 
@@ -45,13 +47,15 @@ typedef struct {
  * another, submitting each request at its arrival step first, until the scheduler is idle.
  * `begin` starts a replay (ending any other); each call then runs steps until the log
  * (log[0..cap), shared memory) is full or max_steps more are done, and writes one record per
- * step (kv_rec_step_t). The next call picks up where this one stopped (a step that did not fit
+ * step (kv_rec_step_t), with the cache's statistics every stats_every steps (step 0 first) and
+ * after the last step. The next call picks up where this one stopped (a step that did not fit
  * comes first). Returns the steps logged (>= 0), or a negative errno: -EINVAL (bad arguments,
  * no replay started), -ENOMEM, -ENOSPC (one step's record exceeds cap), or the scheduler's or
  * cache's own error (the replay is then over). */
 typedef struct {
     uint32_t trace, begin;
     uint32_t num_blocks, block_size, max_seqs, max_steps;
+    uint32_t stats_every, pad; /* 0 reads 1 */
     uint64_t log, cap; /* a shared buffer */
 } kv_replay_in_t;
 typedef struct {
@@ -61,9 +65,10 @@ typedef struct {
 } kv_replay_out_t;
 
 /* One step's record: the step's result, the cache's statistics after it (the student's word:
- * shown, never scored), then nseq live sequences, ascending ids, each a kv_rec_seq_t followed
- * by table[tfrom..tlen) (uint32_t) and tokens[kfrom..len) (kv_token_t): what changed since the
- * sequence's previous record (a sequence not live in the previous step starts at 0). */
+ * shown, never scored; all zero in a step kv_replay's stats_every skips), then nseq live
+ * sequences, ascending ids, each a kv_rec_seq_t followed by table[tfrom..tlen) (uint32_t) and
+ * tokens[kfrom..len) (kv_token_t): what changed since the sequence's previous record (a sequence
+ * not live in the previous step starts at 0). */
 typedef struct {
     kv_step_t res;
     kv_stats_t st;
@@ -74,5 +79,22 @@ typedef struct {
     uint32_t len, tlen;
     uint32_t tfrom, kfrom;
 } kv_rec_seq_t;
+
+/* Grows *p (capacity *cap elements of sz bytes, doubling from 64) to hold n elements: the replay
+ * and its checker both keep growing per-sequence arrays. 0, or -ENOMEM (*p left as it was). */
+static inline int kv_grow(void **p, uint32_t *cap, uint32_t n, size_t sz)
+{
+    if (n <= *cap)
+        return 0;
+    uint32_t c = *cap ? *cap : 64;
+    while (c < n)
+        c *= 2;
+    void *q = realloc(*p, (size_t)c * sz);
+    if (!q)
+        return -ENOMEM;
+    *p = q;
+    *cap = c;
+    return 0;
+}
 
 #endif

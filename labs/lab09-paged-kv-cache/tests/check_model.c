@@ -31,8 +31,8 @@ static void tables_of(const model_t *m, uint32_t rows[SLOTS][ROW])
 }
 
 /* Every block's count is the number of tables holding it; a shared block sits at the same
- * logical index everywhere; the statistics add up. */
-static void check_all(const model_t *m, int op)
+ * logical index everywhere; the statistics add up. Returns the statistics. */
+static kv_stats_t check_all(const model_t *m, int op)
 {
     static int refs[NBLOCKS], at[NBLOCKS];
     static uint32_t filled[NBLOCKS];
@@ -83,6 +83,7 @@ static void check_all(const model_t *m, int op)
              (unsigned long long)st.logical_blocks, (unsigned long long)logical,
              (unsigned long long)st.tokens, (unsigned long long)tokens, st.seqs, seqs,
              (unsigned long long)st.slots_used, (unsigned long long)slots_used);
+    return st;
 }
 
 static void check_seq(const model_t *m, int s, int op)
@@ -148,9 +149,9 @@ static void run_model(mm_rng_t *r, kv_hash_pick_t h, int ops)
     for (int k = 0; k < 4; k++)
         for (int i = 0; i < 48; i++)
             m->prefix[k][i] = (kv_token_t)mm_rng_range(r, 0, 2);
+    kv_stats_t before = stats_of(m->c); /* then check_all's: the last call before each op */
     for (int op = 0; op < ops; op++) {
         int s = (int)mm_rng_range(r, 0, SLOTS - 1), t = (int)mm_rng_range(r, 0, SLOTS - 1);
-        kv_stats_t before = stats_of(m->c);
         int32_t was = m->id[s];
         const char *call = "?";
         int rc = one_op(m, r, s, t, &call);
@@ -167,7 +168,7 @@ static void run_model(mm_rng_t *r, kv_hash_pick_t h, int ops)
         }
         if (m->id[s] >= 0)
             check_seq(m, s, op);
-        check_all(m, op);
+        before = check_all(m, op);
     }
     kv_destroy(m->c);
     free(m);

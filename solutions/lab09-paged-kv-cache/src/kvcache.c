@@ -372,8 +372,9 @@ int64_t kv_read(const kv_cache_t *c, int32_t id, kv_token_t *out, uint32_t cap)
     if (!s || (!out && cap > 0))
         return -EINVAL;
     uint32_t n = s->len < cap ? s->len : cap;
-    for (uint32_t pos = 0; pos < n; pos++)
-        out[pos] = slots_of(c, s->table[pos / c->bs])[pos % c->bs];
+    for (uint32_t pos = 0, i = 0; pos < n; pos += c->bs, i++) /* block by block */
+        memcpy(out + pos, slots_of(c, s->table[i]),
+               (n - pos < c->bs ? n - pos : c->bs) * sizeof *out);
     return s->len;
 }
 
