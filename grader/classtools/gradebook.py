@@ -115,8 +115,10 @@ def build(out_dir: str, roster: list[Student], penalty: float = PENALTY) -> dict
 
 
 def column(book: dict, lab_id: str) -> str:
-    """A lab's column title: "Lab 03 (lab03-tensor-strides)"."""
-    return f"Lab {lab_id} ({book['labs'][lab_id]['slug']})"
+    """A lab's column title: "Lab 03 tensor strides". No parentheses: Canvas reads "Name (N)" as
+    the assignment whose id is N, so a title in that shape would not make a new assignment."""
+    slug = book['labs'][lab_id]['slug']
+    return f"Lab {lab_id} {slug.split('-', 1)[-1].replace('-', ' ')}"
 
 
 def write(out_dir: str, book: dict) -> list[str]:

@@ -60,7 +60,7 @@ def test_the_gradebook_keys_students_by_id_after_the_late_policy(tmp_path):
     with open(canvas, newline="") as f:
         rows = list(csv.reader(f))
     assert rows[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-    assert rows[0][5] == "Lab 03 (lab03-tensor-strides)" and len(rows) == 3
+    assert rows[0][5] == "Lab 03 tensor strides" and len(rows) == 3
     assert rows[1][0] == "Doe, Ann" and rows[1][2] == "20261"
     with open(moodle, newline="") as f:
         assert next(csv.reader(f))[:2] == ["ID number", "Full name"]
