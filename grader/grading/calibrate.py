@@ -156,12 +156,17 @@ def proposals(lab: Lab, seen: dict, margin: float) -> dict[str, dict]:
     return out
 
 
-def short_runs(lab: Lab, seen: dict, runs: int) -> list[str]:
-    """A warning per metric and variant that fewer runs measured than were asked (skipped, or
-    no figure): thresholds proposed from them would rest on too little."""
-    return [f"{m.name}: {v} measured in {len(_values(per[m.name]))} of {runs} runs"
-            for v, per in seen.items() for m in lab.metrics
-            if len(_values(per[m.name])) < runs]
+def short_runs(lab: Lab, seen: dict, runs: int) -> dict[str, list[str]]:
+    """{metric: a warning per variant} for each metric that some variant measured in fewer runs
+    than were asked (skipped, or no figure): thresholds proposed from them would rest on too
+    little, so none is written for that metric."""
+    short: dict[str, list[str]] = {}
+    for v, per in seen.items():
+        for m in lab.metrics:
+            n = len(_values(per[m.name]))
+            if n < runs:
+                short.setdefault(m.name, []).append(f"{m.name}: {v} measured in {n} of {runs} runs")
+    return short
 
 
 def naive_earning(lab: Lab, seen: dict) -> list[str]:
@@ -188,24 +193,26 @@ def machine() -> str:
 
 def run(lab: Lab, runs: int, margin: float, dest: str | None, out=print) -> dict:
     """Measures, prints the summary and the warnings (runs that measured nothing, naive variants
-    earning points against the reference), and, when every run was measured, writes the
-    proposed thresholds to dest (None: propose nothing)."""
+    earning points against the reference), and writes to dest (None: propose nothing) the
+    proposed thresholds of the metrics every run measured (none for the others)."""
     seen = measure(lab, runs, out)
     summary(lab, seen, runs, out)
     for flag in naive_earning(lab, seen):
         out(f"  WARNING: {flag}")
     short = short_runs(lab, seen, runs)
-    for line in short:
+    for line in (w for ws in short.values() for w in ws):
         out(f"  WARNING: {line}")
     if dest is None:
         return seen
-    if short:
+    prop = {k: p for k, p in proposals(lab, seen, margin).items() if k not in short}
+    if not prop:
         out(f"\nno thresholds written to {os.path.relpath(dest)}: fewer runs measured than asked "
             "(above); calibrate again on an idle machine")
         return seen
-    prop = proposals(lab, seen, margin)
     out(f"\nproposed thresholds for lab {lab.id} (written to {os.path.relpath(dest)}):")
     for name, p in prop.items():
         out(f"  {name:<24} zero {p['zero']:g}, full {p['full']:g}  ({p['note']})")
+    if short:
+        out(f"  none for {', '.join(short)}: fewer runs measured than asked (above)")
     thresholds.write(dest, {f"lab{lab.id}": prop}, machine())
     return seen

@@ -1,5 +1,5 @@
-"""Calibration warns (grader/grading/calibrate.py): fewer measured runs than asked write no
-thresholds; a naive variant earning points against the reference is flagged with its figure.
+"""Calibration warns (grader/grading/calibrate.py): a metric measured in fewer runs than asked
+gets no threshold; a naive variant earning points against the reference is flagged with its figure.
 The benchmark is not run: its items are made here."""
 from grader.grading import calibrate
 from grader.rules import labs, variants
@@ -43,3 +43,19 @@ def test_fewer_measured_runs_than_asked_writes_no_thresholds(tmp_path, monkeypat
     assert not (tmp_path / "t.toml").exists()
     assert any("reference measured in 3 of 4 runs" in s for s in said), said
     assert any("no thresholds written" in s for s in said)
+
+
+def test_only_the_short_metric_is_left_out(tmp_path, monkeypatch):
+    lab = labs.load(SLUG)
+    seen = _seen(1.0, 0.1, 4)
+    seen["reference"][METRIC][0].status, seen["reference"][METRIC][0].value = SKIPPED, None
+    monkeypatch.setattr(calibrate, "measure", lambda *a, **k: seen)
+    monkeypatch.setattr(calibrate, "summary", lambda *a, **k: None)
+    monkeypatch.setattr(calibrate, "machine", lambda: "a test machine")
+    said = []
+    calibrate.run(lab, 4, 0.15, str(tmp_path / "t.toml"), out=said.append)
+    text = (tmp_path / "t.toml").read_text()
+    assert f"[lab{lab.id}.{METRIC}]" not in text, text
+    others = [m.name for m in lab.metrics if m.name != METRIC]
+    assert others and all(f"[lab{lab.id}.{m}]" in text for m in others), text
+    assert any(s.strip().startswith(f"none for {METRIC}") for s in said), said

@@ -1,5 +1,6 @@
 """The grader's trust boundary (docs/grading.md, "Threat model"): hostile submissions, one per
 class of attack, gain nothing, and honest ones never lose to another grading run."""
+import csv
 import os
 import pathlib
 import shutil
@@ -264,8 +265,8 @@ def test_batch_of_repository_clones_in_parallel_all_get_full_marks(tmp_path):
                            "--jobs", "3", "--out", str(out)], cwd=ROOT, capture_output=True,
                           text=True, timeout=1500, env={**os.environ, **SANDBOX_ENV})
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    rows = (out / "summary.csv").read_text().splitlines()[1:]
+    with open(out / "summary.csv") as f:
+        rows = list(csv.DictReader(f))
     assert len(rows) == 3
     for row in rows:
-        name, score, most = row.split(",")[:3]
-        assert float(score) == float(most) > 0, row
+        assert float(row["score"]) == float(row["max_score"]) > 0, row
