@@ -56,7 +56,7 @@ def _env(run_dir: str, lab: Lab, seed: str | None, secret: bool,
     env = sandbox.base_env(run_dir, CK_FORK="yes", CK_DEFAULT_TIMEOUT=f"{lab.test_timeout_s:g}",
                            CK_XML_LOG_FILE_NAME=os.path.join(run_dir, "check.xml"), **seal.ENV,
                            **({} if split else isolation.program_env()))
-    for key in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS"):
+    for key in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS", "MLMEM_SAMPLE"):
         if key in os.environ:
             env[key] = os.environ[key]
     multiplier = timeout_multiplier()

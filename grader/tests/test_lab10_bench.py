@@ -1,10 +1,13 @@
-"""Lab 10's benchmark times only correct, one-thread work: a softmax that keeps its first output
-and returns at once on later calls fails its metric with the reason; a GEMV that splits its rows
-with a second thread on another core fails when that thread really runs beside it (its CPU time
-shows), and otherwise gains nothing; the kernels they leave alone are still scored."""
+"""Lab 10's benchmark times only correct, one-thread work. One submission, graded once, holds two
+cheats: a softmax that keeps its first output and returns at once on later calls fails its
+metric with the reason; a GEMV that splits its rows with a second thread on another core fails
+when that thread really runs beside it (its CPU time shows), and otherwise gains at most what the
+benchmark's limit on CPU time over wall time lets through; LayerNorm, left alone, is still
+scored."""
 import fcntl
 import os
 import re
+import tempfile
 
 import pytest
 
@@ -46,38 +49,51 @@ TWO_THREAD_GEMV = [  # half the rows on a second thread pinned to core 1
 ]
 
 
-def bench_metrics(tmp_path, patches) -> dict:
-    sub = variants.make(SLUG, str(tmp_path / "sub"), patches)
-    with open(LOCK, "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        g = grade(sub, "10", str(tmp_path / "out"), extra=["--parts", "metrics"])
-    return g.metrics("10")
+@pytest.fixture(scope="module")
+def metrics():
+    """The two cheats' submission, its metrics graded once for this module's tests."""
+    with tempfile.TemporaryDirectory(prefix="mlmem-lab10-cheats-") as tmp:
+        sub = variants.make(SLUG, os.path.join(tmp, "sub"), [LAZY_SOFTMAX, *TWO_THREAD_GEMV])
+        with open(LOCK, "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            g = grade(sub, "10", os.path.join(tmp, "out"), extra=["--parts", "metrics"])
+        yield g.metrics("10")
 
 
 def skipped(m: dict) -> bool:
     return m.get("status") == "skipped" or "SKIPPED" in m["output"]
 
 
-def test_a_kept_output_fails_softmax_only(tmp_path):
-    m = bench_metrics(tmp_path, [LAZY_SOFTMAX])
-    if skipped(m["softmax_vs_triad"]):
-        pytest.skip("this machine's gate skips lab 10's metrics: " + m["softmax_vs_triad"]["output"])
-    out = m["softmax_vs_triad"]["output"]
-    assert m["softmax_vs_triad"]["score"] == 0 and "output is wrong" in out, out
-    for name in ("gemv_vs_triad", "layernorm_vs_triad"):
-        assert m[name]["score"] > 0, m[name]["output"]
+def test_a_kept_output_fails_softmax(metrics):
+    m = metrics["softmax_vs_triad"]
+    if skipped(m):
+        pytest.skip("this machine's gate skips lab 10's metrics: " + m["output"])
+    assert m["score"] == 0 and "output is wrong" in m["output"], m["output"]
+
+
+# What a second thread that ran beside the first without being caught may gain: the benchmark's
+# limit on CPU time over wall time (bench_lab10.c's MAX_CPU_OVER_WALL, 1.1), and a margin for
+# the noise of two paired runs. One that ran freely (the other core idle) gains 1.5-2x, and is
+# caught.
+UNCAUGHT_MAX = 1.25
 
 
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs two cores: the second thread "
                     "must run beside the first for its CPU time to show")
-def test_a_second_thread_fails_gemv_only(tmp_path):
-    m = bench_metrics(tmp_path, TWO_THREAD_GEMV)
-    if skipped(m["gemv_vs_triad"]):
-        pytest.skip("this machine's gate skips lab 10's metrics: " + m["gemv_vs_triad"]["output"])
-    out = m["gemv_vs_triad"]["output"]
-    if "cores" not in out:  # the other core was busy: the second thread barely ran
+def test_a_second_thread_fails_gemv_or_gains_little(metrics):
+    m = metrics["gemv_vs_triad"]
+    if skipped(m):
+        pytest.skip("this machine's gate skips lab 10's metrics: " + m["output"])
+    out = m["output"]
+    if "cores" in out:
+        assert m["score"] == 0, out
+    else:  # the other core was busy: the second thread barely ran
         frac = re.search(r"([\d.]+) of the reference", out)
-        assert frac and float(frac.group(1)) < 1.1, f"a second thread gained: {out}"
-    else:
-        assert m["gemv_vs_triad"]["score"] == 0, out
-    assert m["softmax_vs_triad"]["score"] > 0, m["softmax_vs_triad"]["output"]
+        assert frac and float(frac.group(1)) < UNCAUGHT_MAX, f"a second thread gained: {out}"
+
+
+def test_the_kernel_left_alone_is_scored(metrics):
+    m = metrics["layernorm_vs_triad"]
+    if skipped(m):
+        pytest.skip("this machine's gate skips lab 10's metrics: " + m["output"])
+    assert m["score"] > 0, m["output"]
