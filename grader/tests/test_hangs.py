@@ -54,9 +54,9 @@ def test_watch_counts_from_the_start():
 # The fake class: the lab 03 skeleton, one copy as is and three that hang (pause(): no CPU burnt):
 # in tv_validate, the first function the tests call, one tries to stop the test program's parent
 # process (the confinement refuses it: kill() of another process fails, so it hangs only itself,
-# as the next one does) and one hangs itself (two tests call it); the last hangs in tv_contiguous (the
-# function the benchmark times; four tests reach it, and a fifth, test_contiguous_random_views,
-# when its random views get that far).
+# as the next one does) and one hangs itself (two tests call it); the last hangs in tv_contiguous
+# (the function the benchmark times) on the benchmark's 64 MiB matrices only, so that its tests
+# (the largest copy they make is under 1 MiB) fail at once as the skeleton's do.
 def include(file, after, headers="#include <unistd.h>\n"):
     return {"file": file, "old": after, "new": after + headers}
 
@@ -75,12 +75,9 @@ CLASS = {
                    {"file": "src/copy.c",
                     "old": "int tv_contiguous(const tv_t *v, void *dst, size_t dst_bytes)\n{\n",
                     "new": "int tv_contiguous(const tv_t *v, void *dst, size_t dst_bytes)\n{\n"
-                           "    for (;;) pause();\n"}],
+                           "    while (dst_bytes > (16u << 20))\n        pause();\n"}],
 }
 VALIDATE = {"test_validate_accepts_and_rejects", "test_validate_edge_cases"}
-CONTIGUOUS = {"test_contiguous_of_contiguous", "test_contiguous_ml_layouts",
-              "test_contiguous_bad_args", "test_contiguous_simulated_misses"}
-MAYBE = 1    # test_contiguous_random_views
 # A safety net for a grader that hangs itself (not a measure: the assertions count limits).
 BATCH_TIMEOUT_S = 1800
 
@@ -112,18 +109,15 @@ def test_batch_with_hanging_submissions_stops_each_hang_at_its_limit(tmp_path):
             assert checkrun.STALLED not in t["output"], "the parent was stopped"
             if metric:
                 assert (stopped in t["output"]) == (who == "hang-bench"), (who, name, t["output"])
-            elif name in (VALIDATE if who in ("hang-validate", "hang-parent") else
-                          CONTIGUOUS if who == "hang-bench" else ()):
+            elif who in ("hang-validate", "hang-parent") and name in VALIDATE:
                 assert "timeout" in t["output"].lower(), (who, name, t["output"])
-            else:       # ran, and failed as the skeleton does (or timed out, MAYBE)
+            else:       # ran, and failed as the skeleton does
                 assert "did not run" not in t["output"], (who, name, t["output"])
-                assert "timeout" not in t["output"].lower() or (
-                    who == "hang-bench" and name == "test_contiguous_random_views"), t["output"]
+                assert "timeout" not in t["output"].lower(), (who, name, t["output"])
     # Counted: one test timeout per test that reached a stuck function, one benchmark limit.
     timeouts = sorted((who, name) for who, res in tests.items() for name, t in res.items()
                       if not name.startswith("performance:") and "timeout" in t["output"].lower())
-    expect = 2 * len(VALIDATE) + len(CONTIGUOUS)
-    assert expect <= len(timeouts) <= expect + MAYBE, timeouts
+    assert len(timeouts) == 2 * len(VALIDATE), timeouts
     stops = {who for who, res in tests.items() for name, t in res.items() if stopped in t["output"]}
     assert stops == {"hang-bench"}, stops
     assert sandbox_leftovers() == []
