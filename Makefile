@@ -165,12 +165,13 @@ portability:
 
 # The project's own tests (grader/tests/pytest.ini): all of them, one lab's (LAB=NN), or the fast tier.
 # The whole suite ends with its 20 slowest tests, so that the 30-minute budget can be kept.
-# Two pytest workers (pytest-xdist, installed with the test packages) where the machine has two
-# CPUs: most of the suite waits on builds, sandboxes, daemons and time limits. PYTEST_JOBS=1: one.
+# One pytest worker more than the machine has CPUs, at most PYTEST_JOBS (pytest-xdist, installed
+# with the test packages): on two CPUs, two workers left a seventh of them idle while tests waited
+# on time limits, daemons and hangs. PYTEST_JOBS=1: one.
 PYTEST_SELECT = $(foreach l,$(LAB),--lab $(l))
 PYTEST_SLOWEST = $(if $(filter test,$@),$(if $(LAB),,--durations=20))
-PYTEST_JOBS ?= 2
-PYTEST_WORKERS = n=$$(nproc); [ "$$n" -gt $(PYTEST_JOBS) ] && n=$(PYTEST_JOBS); \
+PYTEST_JOBS ?= 3
+PYTEST_WORKERS = n=$$(nproc); [ "$$n" -gt 1 ] && n=$$((n + 1)); [ "$$n" -gt $(PYTEST_JOBS) ] && n=$(PYTEST_JOBS); \
 	if [ "$$n" -gt 1 ] && $$py -c 'import xdist' 2>/dev/null; then par="-n $$n --dist loadgroup"; else par=; fi
 test check:
 	@[ -d grader/tests ] || { echo "mlmem: make $@ needs the course repository (this student tree has no grader/tests)"; exit 2; }
