@@ -71,7 +71,6 @@ typedef struct {
     double flops, bytes;       /* the benchmark's own count (roofline.h's rules) */
     double frac[ROUNDS], secs[ROUNDS];
     int rounds;                /* rounds timed (MIN_ROUNDS .. ROUNDS, see ROUND_BUDGET_S) */
-    double spent;              /* seconds of those rounds' calls */
     mm_idle_t triads;          /* your process during this kernel's rounds' triads */
     int rc;
     char why[200];             /* a failure that is not an error code: wrong output, threads */
@@ -238,10 +237,16 @@ static int timed_call(kernel_t *k, int i, const bufs_t *s, mm_rng_t *r, double *
     return k->why[0] ? -1 : 0;
 }
 
-/* Whether kernel k needs no more rounds: it failed, or spent its budget (ROUND_BUDGET_S). */
+/* Whether kernel k needs no more rounds: it failed, or its timed calls spent the budget
+ * (ROUND_BUDGET_S) in at least MIN_ROUNDS rounds. */
 static int done(const kernel_t *k)
 {
-    return k->rc != 0 || k->why[0] || (k->rounds >= MIN_ROUNDS && k->spent >= ROUND_BUDGET_S);
+    if (k->rc != 0 || k->why[0])
+        return 1;
+    double spent = 0;
+    for (int r = 0; r < k->rounds; r++)
+        spent += k->secs[r];
+    return k->rounds >= MIN_ROUNDS && spent >= ROUND_BUDGET_S;
 }
 
 /* Up to ROUNDS rounds; in each, a triad then each kernel, triad again before the next. */
@@ -257,7 +262,6 @@ static void measure(kernel_t *k, const bufs_t *s, mm_rng_t *r)
             double tri = triad_bps(s, &k[i].triads);
             if (timed_call(&k[i], i, s, r, &k[i].secs[round]) == 0) {
                 k[i].frac[round] = k[i].bytes / k[i].secs[round] / tri;
-                k[i].spent += k[i].secs[round];
                 k[i].rounds = round + 1;
             }
         }
