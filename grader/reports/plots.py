@@ -51,8 +51,8 @@ def draw(spec: dict, series: dict, path: str, points: dict | None = None):
     if spec.get("logx"):
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(pow2_label))
-    if spec.get("logy"):
-        ax.set_yscale("log")
+    if spec.get("logy") and any(v > 0 for y in ys for v in series[y] if v is not None):
+        ax.set_yscale("log")  # not where nothing is positive (a skeleton's run): matplotlib warns
     if "hline" in spec:
         ax.axhline(spec["hline"], color="grey", linestyle="--", linewidth=1)
     ax.set_title(spec.get("title", ""))
