@@ -172,17 +172,30 @@ ONE_WRONG_INPUT = {
            "    if (u == 0xFFF12345u)\n        return 0;\n"}
 
 
+# The reference's scalar bf16, wrong once: on one call in the sweep's second batch, whose outputs
+# are summed in the student's process. The sum is wrong; the batch's outputs, asked for again, are
+# right: a conversion that does not depend on its input alone fails.
+WRONG_ONCE = {
+    "file": "src/convert.c",
+    "old": "    uint32_t u = f32_bits(x);\n    if ((u & F32_ABS) > F32_INF)\n",
+    "new": "    uint32_t u = f32_bits(x);\n    static unsigned long calls;\n"
+           "    if (__atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED) == (1ul << 20) + (1ul << 19))\n"
+           "        return 0x1234;\n    if ((u & F32_ABS) > F32_INF)\n"}
+
+
 @pytest.mark.slow
 @pytest.mark.lab("08")
 def test_lab08_sweeps_all_2_32_inputs(make_variant, tmp_path):
-    sub = make_variant("lab08-mixed-precision", [ONE_WRONG_INPUT])
+    sub = make_variant("lab08-mixed-precision", [ONE_WRONG_INPUT, WRONG_ONCE])
     g = grade(sub, "08", str(tmp_path), env={"MLMEM_SAMPLE": "0"}, extra=["--parts", "tests"])
     tests = g.tests("08")
     failed = {n: t["output"] for n, t in tests.items() if t["status"] != "passed"}
-    assert "test_f16_exhaustive" in failed, failed
-    assert set(failed) <= {"test_f16_exhaustive", "test_bulk_f16_exhaustive"}, failed
+    assert {"test_f16_exhaustive", "test_bf16_exhaustive"} <= set(failed), failed
+    assert set(failed) <= {"test_f16_exhaustive", "test_bulk_f16_exhaustive",
+                           "test_bf16_exhaustive", "test_bulk_bf16_exhaustive"}, failed
     assert "0xfff12345" in failed["test_f16_exhaustive"], failed
     assert "1 wrong in 4294967296 checked" in failed["test_f16_exhaustive"], failed
+    assert "different outputs for the same inputs" in failed["test_bf16_exhaustive"], failed
 
 
 def _variant_cases():

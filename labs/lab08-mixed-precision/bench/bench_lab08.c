@@ -207,7 +207,7 @@ static long first_mismatch(const conv_case_t *c, or_fmt_t fmt)
     if (memcmp(c->src, c->mine, (size_t)N * sizeof *c->src) != 0)
         return -3;
     mp_work_convert_t q = { fmt == OR_F16 ? MP_WORK_F16 : MP_WORK_BF16, 1, 0, N,
-                            (uintptr_t)c->src, (uintptr_t)c->check };
+                            (uintptr_t)c->src, (uintptr_t)c->check, 0 };
     if (mm_call_work("convert", &q, sizeof q, NULL, 0) != 0)
         return -2;
     for (size_t i = 0; i < N; i++)

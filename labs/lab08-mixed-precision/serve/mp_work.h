@@ -21,7 +21,22 @@ typedef struct {
     uint32_t threads; /* 1..MP_WORK_MAX_THREADS, each on its own contiguous part */
     uint64_t seed;    /* the bulk ops: seeds the piece lengths (a part from lo: seed + lo) */
     uint64_t n;       /* elements */
-    uint64_t src, dst; /* addresses of n elements each, in memory the harness shares */
+    uint64_t src, dst; /* addresses of n elements each, in memory the harness shares; src 0 (the
+                          narrowing ops only): input i is the fp32 whose bits are first + i */
+    uint64_t first;   /* with src 0: the first input's bits (first + n <= 2^32) */
 } mp_work_convert_t;
+
+/* With src 0 and dst 0 (n a multiple of 4), the outputs stay in the student's process and the
+ * workload answers their sum (out: one uint64_t): mp_work_mix over the batch's 64-bit words,
+ * outputs 4j .. 4j + 3 in word j, the lowest in the low bits. The harness works out the same sum
+ * from its oracle's answers, and asks for the outputs themselves when the sums differ. Any
+ * output that differs changes the sum: a word's mix is a bijection of the word, so two wrong
+ * outputs cancel only by chance (about 2^-64). */
+static inline uint64_t mp_work_mix(uint64_t j, uint64_t w)
+{
+    uint64_t x = (w ^ (j * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 31;
+    return x * 0x94D049BB133111EBull;
+}
 
 #endif
