@@ -6,11 +6,13 @@ other, on Python 3.11 and 3.13 alike. So do the wrong implementations that once 
 batch shortened with _PyTuple_Resize, a resize that corrupts its object when the allocation
 fails, and a training loop whose log is late-bound, weakly held or gone; each message names the
 cause."""
+import os
 import re
+import subprocess
 
 import pytest
 
-from conftest import SANDBOX_ENV, grade
+from conftest import ROOT, SANDBOX_ENV, grade
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab("11")]
 
@@ -117,3 +119,25 @@ def test_a_crash_in_the_debug_interpreter_says_why(make_variant, tmp_path):
     assert all(re.search("signal (6|11) ", o) for o in said), said
     assert any("_Py_NegativeRefcount: Assertion failed" in o for o in said), said
     assert any("Fatal Python error: Segmentation fault" in o for o in said), said
+
+
+def test_the_interpreter_ignores_the_python3_first_on_path(tmp_path):
+    """The embedded debug interpreter (the student's program and the benchmark's) starts from its
+    own prefix, whatever `python3` is first on PATH: here a decoy whose prefix holds a standard
+    library that cannot load. Left to find its home on PATH (as with a pyenv or conda Python
+    first), the benchmark failed "the debug interpreter could not import NumPy"."""
+    version = subprocess.run(["python3-dbg", "-c", "import sys; print('python%d.%d' % "
+                              "sys.version_info[:2])"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+    decoy = tmp_path / "decoy"
+    (decoy / "bin").mkdir(parents=True)
+    (decoy / "lib" / version).mkdir(parents=True)
+    (decoy / "lib" / version / "os.py").write_text("raise ImportError('the decoy library')\n")
+    python3 = decoy / "bin" / "python3"
+    python3.write_text("#!/bin/sh\nexit 1\n")
+    python3.chmod(0o755)
+    env = {**SANDBOX_ENV, "PATH": f"{decoy / 'bin'}:{os.environ['PATH']}"}
+    g = grade(os.path.join(ROOT, "solutions"), "11", str(tmp_path / "out"), env=env)
+    tests, metrics = g.tests("11"), g.metrics("11")
+    assert tests and all(t["status"] == "passed" for t in tests.values()), g.stdout[-2000:]
+    assert metrics["collate_speedup"]["score"] > 0, metrics["collate_speedup"]["output"]

@@ -12,6 +12,9 @@ endif
 # an -isystem link before Python.h's "pyconfig.h", which then finds the release build's (no
 # Py_DEBUG: your references would go uncounted).
 CPPFLAGS   += $(sort $(shell $(PY_DBG_CONFIG) --includes))
+# Where the embedded interpreter finds its library (include/po_python.h), whatever `python3` is
+# first on PATH.
+CPPFLAGS   += -DPO_PY_HOME='"$(shell $(PY_DBG_CONFIG) --prefix)"'
 LAB_LDLIBS += $(shell $(PY_DBG_CONFIG) --embed --libs)
 
 # The embedded sources: rebuild the object that holds them when one changes.

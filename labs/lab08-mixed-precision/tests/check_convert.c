@@ -219,48 +219,64 @@ static void prepare(sweep_t *s, unsigned t, uint64_t lo, uint64_t hi)
     }
 }
 
-/* Your outputs against the oracle's answers, worked out here a piece at a time. */
-static void compare(sweep_t *s, unsigned t, uint64_t lo, uint64_t hi)
+typedef void (*piece_fn)(sweep_t *s, unsigned t, uint64_t at, const uint32_t *in,
+                         const uint16_t *want, size_t n);
+
+/* fn on each piece of [lo, hi): its inputs, and the oracle's answers worked out here. */
+static void with_answers(sweep_t *s, unsigned t, uint64_t lo, uint64_t hi, piece_fn fn)
 {
-    const uint16_t *got = s->dst + GUARD;
-    tally_t *y = &s->tally[t];
     uint32_t in[PIECE];
     uint16_t want[PIECE];
     for (uint64_t at = lo, n; at < hi; at += n) {
         n = hi - at < PIECE ? hi - at : PIECE;
         inputs(s, in, at, n);
         or_narrow(s->fmt, in, want, n);
-        if (memcmp(got + at, want, n * sizeof *want) == 0)
+        fn(s, t, at, in, want, n);
+    }
+}
+
+/* Your outputs of a piece against the oracle's answers. */
+static void compare_piece(sweep_t *s, unsigned t, uint64_t at, const uint32_t *in,
+                          const uint16_t *want, size_t n)
+{
+    const uint16_t *got = s->dst + GUARD + at;
+    tally_t *y = &s->tally[t];
+    if (memcmp(got, want, n * sizeof *want) == 0)
+        return;
+    for (size_t k = 0; k < n; k++) {
+        if (got[k] == want[k])
             continue;
-        for (size_t k = 0; k < n; k++) {
-            if (got[at + k] == want[k])
-                continue;
-            y->wrong++;
-            if (y->nbad < MAX_BAD) {
-                y->bad_in[y->nbad] = in[k], y->bad_got[y->nbad] = got[at + k];
-                y->bad_want[y->nbad++] = want[k];
-            }
+        y->wrong++;
+        if (y->nbad < MAX_BAD) {
+            y->bad_in[y->nbad] = in[k], y->bad_got[y->nbad] = got[k];
+            y->bad_want[y->nbad++] = want[k];
         }
     }
 }
 
-/* The oracle's answers for [lo, hi) (whole words), summed as your process sums yours. */
-static void sum_part(sweep_t *s, unsigned t, uint64_t lo, uint64_t hi)
+static void compare(sweep_t *s, unsigned t, uint64_t lo, uint64_t hi)
+{
+    with_answers(s, t, lo, hi, compare_piece);
+}
+
+/* The oracle's answers of a piece (whole words), summed as your process sums its outputs. */
+static void sum_piece(sweep_t *s, unsigned t, uint64_t at, const uint32_t *in,
+                      const uint16_t *want, size_t n)
 {
     uint64_t sum = 0;
-    uint32_t in[PIECE];
-    uint16_t want[PIECE];
-    for (uint64_t at = lo, n; at < hi; at += n) {
-        n = hi - at < PIECE ? hi - at : PIECE;
-        inputs(s, in, at, n);
-        or_narrow(s->fmt, in, want, n);
-        for (uint64_t j = 0; j < n / 4; j++) {
-            uint64_t w;
-            memcpy(&w, want + 4 * j, sizeof w);
-            sum += mp_work_mix(at / 4 + j, w);
-        }
+    (void)in;
+    for (uint64_t j = 0; j < n / 4; j++) {
+        uint64_t w;
+        memcpy(&w, want + 4 * j, sizeof w);
+        sum += mp_work_mix(at / 4 + j, w);
     }
-    s->sum[t] = sum;
+    s->sum[t] += sum;
+}
+
+static void sum_part(sweep_t *s, unsigned t, uint64_t lo, uint64_t hi)
+{
+    s->sum[t] = 0;
+    with_answers(s, t, lo, hi, sum_piece);
 }
 
 static void *run_part(void *arg)

@@ -13,6 +13,7 @@
  * stayed idle meanwhile. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h> /* first: it sets feature macros */
+#include "po_python.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,7 +225,12 @@ static unsigned bench_collate(mm_json_t *j, PyObject *ns)
 static PyObject *start_python(void)
 {
     setenv("OPENBLAS_NUM_THREADS", "1", 1);
-    Py_InitializeEx(0);
+    PyStatus st = po_python_start();
+    if (PyStatus_Exception(st)) {
+        fprintf(stderr, "mlmem: the debug interpreter could not start (%s): %s\n", PO_PY_HOME,
+                st.err_msg ? st.err_msg : "no reason given");
+        return NULL;
+    }
     PyObject *ns = PyDict_New();
     PyDict_SetItemString(ns, "__builtins__", PyEval_GetBuiltins());
     PyObject *r = PyRun_String(SETUP, Py_file_input, ns, ns);

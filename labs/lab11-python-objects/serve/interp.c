@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "po_python.h"
 #include "po_serve.h"
 #include "pysrc.h"
 
@@ -57,7 +58,12 @@ __attribute__((constructor)) static void start_interpreter(void)
     setenv("OMP_NUM_THREADS", "1", 1);
     setenv("PYTHONHASHSEED", "0", 1);
     PyImport_AppendInittab("pyobj", PyInit_pyobj);
-    Py_InitializeEx(0);
+    PyStatus st = po_python_start();
+    if (PyStatus_Exception(st)) {
+        snprintf(start_error, sizeof start_error, "lab 11: the debug interpreter could not "
+                 "start (%s): %s", PO_PY_HOME, st.err_msg ? st.err_msg : "no reason given");
+        return;
+    }
     PyObject *main_dict = PyModule_GetDict(PyImport_AddModule("__main__"));
     PyObject *r = PyRun_String("import gc, sys, tracemalloc, weakref, traceback, functools, array\n"
                                "import numpy, numpy.random, numpy.linalg\n",
