@@ -319,6 +319,15 @@ static void describe_bad(const sweep_t *s, char *msg, size_t len)
         }
 }
 
+/* The outputs found wrong so far, over every thread's tally. */
+static uint64_t wrong_of(const sweep_t *s)
+{
+    uint64_t wrong = 0;
+    for (unsigned t = 0; t < s->nt; t++)
+        wrong += s->tally[t].wrong;
+    return wrong;
+}
+
 static mp_work_op_t op_of(const sweep_t *s)
 {
     return s->fmt == OR_F16 ? (s->bulk ? MP_WORK_F16_BULK : MP_WORK_F16)
@@ -359,10 +368,7 @@ static int run_batch(sweep_t *s, mm_rng_t *r, int *overrun, uint64_t index)
     in_parallel(s, compare);
     *overrun |= memcmp(s->dst, guard, sizeof guard) != 0 ||
                 memcmp(s->dst + GUARD + s->n, guard, sizeof guard) != 0;
-    uint64_t wrong = 0;
-    for (unsigned t = 0; t < s->nt; t++)
-        wrong += s->tally[t].wrong;
-    s->unsteady |= summed && rc == 0 && wrong == 0 && !*overrun;
+    s->unsteady |= summed && rc == 0 && wrong_of(s) == 0 && !*overrun;
     return rc;
 }
 
@@ -383,9 +389,7 @@ static void check_all(or_fmt_t fmt, int bulk, mm_rng_t *r)
     for (uint64_t at = 0; at < total && !rc && !overrun && !wrong && !s->unsteady; at += s->n) {
         s->first = at, s->n = total - at < BATCH ? total - at : BATCH;
         rc = run_batch(s, r, &overrun, at / BATCH);
-        checked += s->n, wrong = 0;
-        for (unsigned t = 0; t < s->nt; t++)
-            wrong += s->tally[t].wrong;
+        checked += s->n, wrong = wrong_of(s);
     }
     printf("mlmem: %s fp32 -> %s, %s: %llu inputs checked against %s\n",
            bulk ? "bulk" : "scalar", name_of(fmt), s->sample ? "seeded sample" : "all 2^32",

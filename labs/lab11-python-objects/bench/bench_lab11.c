@@ -225,10 +225,9 @@ static unsigned bench_collate(mm_json_t *j, PyObject *ns)
 static PyObject *start_python(void)
 {
     setenv("OPENBLAS_NUM_THREADS", "1", 1);
-    PyStatus st = po_python_start();
-    if (PyStatus_Exception(st)) {
-        fprintf(stderr, "mlmem: the debug interpreter could not start (%s): %s\n", PO_PY_HOME,
-                st.err_msg ? st.err_msg : "no reason given");
+    char why[400];
+    if (po_python_start(why, sizeof why) != 0) {
+        fprintf(stderr, "mlmem: %s\n", why);
         return NULL;
     }
     PyObject *ns = PyDict_New();

@@ -6,14 +6,15 @@
 #ifndef PO_PYTHON_H
 #define PO_PYTHON_H
 #include <Python.h>
+#include <stdio.h>
 
 #ifndef PO_PY_HOME
 #error "PO_PY_HOME: the debug interpreter's prefix (lab.mk sets it)"
 #endif
 
-/* Starts the interpreter without its signal handlers (as Py_InitializeEx(0)). Returns its status:
- * PyStatus_Exception(st) on failure, st.err_msg then says why. */
-static inline PyStatus po_python_start(void)
+/* Starts the interpreter without its signal handlers (as Py_InitializeEx(0)). Returns 0, or -1
+ * with why[0..len) saying why it could not start. */
+static inline int po_python_start(char *why, size_t len)
 {
     PyConfig config;
     PyConfig_InitPythonConfig(&config);
@@ -22,7 +23,11 @@ static inline PyStatus po_python_start(void)
     if (!PyStatus_Exception(st))
         st = Py_InitializeFromConfig(&config);
     PyConfig_Clear(&config);
-    return st;
+    if (!PyStatus_Exception(st))
+        return 0;
+    snprintf(why, len, "the debug interpreter could not start (%s): %s", PO_PY_HOME,
+             st.err_msg ? st.err_msg : "no reason given");
+    return -1;
 }
 
 #endif

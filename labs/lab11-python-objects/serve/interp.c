@@ -58,10 +58,9 @@ __attribute__((constructor)) static void start_interpreter(void)
     setenv("OMP_NUM_THREADS", "1", 1);
     setenv("PYTHONHASHSEED", "0", 1);
     PyImport_AppendInittab("pyobj", PyInit_pyobj);
-    PyStatus st = po_python_start();
-    if (PyStatus_Exception(st)) {
-        snprintf(start_error, sizeof start_error, "lab 11: the debug interpreter could not "
-                 "start (%s): %s", PO_PY_HOME, st.err_msg ? st.err_msg : "no reason given");
+    char cause[sizeof start_error - 16];
+    if (po_python_start(cause, sizeof cause) != 0) {
+        snprintf(start_error, sizeof start_error, "lab 11: %s", cause);
         return;
     }
     PyObject *main_dict = PyModule_GetDict(PyImport_AddModule("__main__"));
