@@ -9,19 +9,19 @@
 __global__ void gm_transpose(const float *in, float *out, int rows, int cols)
 {
     __shared__ float tile[GM_TILE][GM_TILE + 1];
-    const float *src = in + (size_t)blockIdx.z * rows * cols;
-    float *dst = out + (size_t)blockIdx.z * rows * cols;
-    int c = blockIdx.x * GM_TILE + threadIdx.x;
-    int r0 = blockIdx.y * GM_TILE;
-    for (int j = threadIdx.y; j < GM_TILE; j += GM_TILE_ROWS)
-        if (r0 + j < rows && c < cols)
-            tile[j][threadIdx.x] = src[(size_t)(r0 + j) * cols + c];
+    int r0 = blockIdx.y * GM_TILE, c0 = blockIdx.x * GM_TILE;
+    const float *src = in + (size_t)blockIdx.z * rows * cols + (size_t)r0 * cols + c0;
+    float *dst = out + (size_t)blockIdx.z * rows * cols + (size_t)c0 * rows + r0;
+    int x = threadIdx.x, y = threadIdx.y;
+    bool whole = r0 + GM_TILE <= rows && c0 + GM_TILE <= cols; /* no bound to test in the tile */
+    /* A constant trip count: the GM_TILE / GM_TILE_ROWS loads of a thread are all in flight. */
+    for (int k = 0; k < GM_TILE; k += GM_TILE_ROWS)
+        if (whole || (r0 + y + k < rows && c0 + x < cols))
+            tile[y + k][x] = src[(size_t)(y + k) * cols + x];
     __syncthreads();
-    int r = r0 + threadIdx.x;
-    int c0 = blockIdx.x * GM_TILE;
-    for (int j = threadIdx.y; j < GM_TILE; j += GM_TILE_ROWS)
-        if (c0 + j < cols && r < rows)
-            dst[(size_t)(c0 + j) * rows + r] = tile[threadIdx.x][j];
+    for (int k = 0; k < GM_TILE; k += GM_TILE_ROWS)
+        if (whole || (c0 + y + k < cols && r0 + x < rows))
+            dst[(size_t)(y + k) * rows + x] = tile[x][y + k];
 }
 
 /* The sum of v over the 32 lanes of a warp, in every lane. */
