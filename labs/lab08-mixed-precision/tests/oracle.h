@@ -95,14 +95,28 @@ static inline int or_cpu_avx512bf16(void)
            __builtin_cpu_supports("avx512vl");
 }
 
+/* The answer of ask(), asked once and kept in *known (-1: not yet): CPUID traps to the
+ * hypervisor in a virtual machine, and the sweeps ask for every piece of 4096 inputs. */
+static inline int or_once(int *known, int (*ask)(void))
+{
+    int v = __atomic_load_n(known, __ATOMIC_RELAXED);
+    if (v < 0) {
+        v = !or_soft_forced() && ask();
+        __atomic_store_n(known, v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
+
 static inline int or_have_f16c(void)
 {
-    return !or_soft_forced() && or_cpu_f16c();
+    static int known = -1;
+    return or_once(&known, or_cpu_f16c);
 }
 
 static inline int or_have_avx512bf16(void)
 {
-    return !or_soft_forced() && or_cpu_avx512bf16();
+    static int known = -1;
+    return or_once(&known, or_cpu_avx512bf16);
 }
 
 __attribute__((target("f16c,avx"))) static inline void
