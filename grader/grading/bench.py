@@ -98,6 +98,9 @@ def speaks_for_itself(m: Metric) -> bool:
 
 def describe(m: Metric, value: float) -> str:
     better = "higher" if m.higher_is_better else "lower"
+    if not m.points:
+        return (f"{value:.3g}{m.unit} (shown, worth no points; the goal is {m.full:g}{m.unit} "
+                f"or {'more' if m.higher_is_better else 'less'})")
     src = "" if m.source == "lab.toml" else f"; thresholds from {m.source}"
     how = ("; provisional: thresholds calibrated on the course's machine, not on this one; "
            "course staff score it against the reference"

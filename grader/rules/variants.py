@@ -69,10 +69,11 @@ def check_patch(p: dict, where: str):
         config.get(p, key, str, where)
 
 
-def check(table: dict, path: str, metric_names) -> dict[str, dict]:
+def check(table: dict, path: str, metric_points: dict[str, float]) -> dict[str, dict]:
     """The variants of a variants.toml (already parsed) with description and metrics_zero filled
     in; raises LabError (ConfigError) naming the file, the variant and the key on an unknown key,
-    a wrong type, a malformed patch or a metric lab.toml does not declare."""
+    a wrong type, a malformed patch, or a metric lab.toml does not declare (metric_points: its
+    metrics' points) or that is worth no points (a zero no variant could miss)."""
     for name, spec in table.items():
         where = f"{path}: [{name}]"
         if not isinstance(spec, dict):
@@ -82,9 +83,12 @@ def check(table: dict, path: str, metric_names) -> dict[str, dict]:
         spec.setdefault("metrics_zero", [])
         config.get(spec, "description", str, where)
         for m in config.get(spec, "metrics_zero", list, where):
-            if m not in metric_names:
+            if m not in metric_points:
                 raise LabError(f"{where}: metrics_zero names '{m}', which lab.toml does not "
-                               f"declare{config.suggestion(m, metric_names)}")
+                               f"declare{config.suggestion(m, metric_points)}")
+            if not metric_points[m]:
+                raise LabError(f"{where}: metrics_zero names '{m}', which is worth no points: "
+                               "every submission scores zero there")
         patches = config.tables(spec, "patch", where)
         if not patches:
             raise LabError(f"{where}: missing '[[{name}.patch]]'")
@@ -99,4 +103,4 @@ def declared(slug: str) -> dict[str, dict]:
     path = os.path.join(SOLUTIONS, slug, "variants.toml")
     if not os.path.isfile(path):
         return {}
-    return check(config.read(path), config.shown(path), {m.name for m in labs.load(slug).metrics})
+    return check(config.read(path), config.shown(path), {m.name: m.points for m in labs.load(slug).metrics})

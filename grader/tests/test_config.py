@@ -232,6 +232,13 @@ def test_variants_toml_is_checked(variants_file, old, new, why):
     assert "lab99-x/variants.toml" in msg and why in msg, msg
 
 
+def test_a_variant_cannot_give_up_a_metric_worth_no_points(variants_file, lab_dir):
+    slug = variants_file(VARIANTS)
+    lab_dir(LAB.replace("points = 2", "points = 0", 1))
+    msg = error(variants.declared, slug)
+    assert "metrics_zero names 'm', which is worth no points" in msg, msg
+
+
 def test_a_patch_given_in_code_is_checked_too(tmp_path):
     msg = error(variants.make, "lab01-cache-lines", str(tmp_path),
                 [{"file": "src/counters.c", "olde": "a", "new": "b"}])

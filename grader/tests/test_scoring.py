@@ -72,6 +72,14 @@ def test_score_metric_outcomes():
     assert item.status == FAILED and "it crashed" in item.output
 
 
+def test_a_metric_worth_no_points_is_shown_not_scored():
+    lab = labs.load("lab01-cache-lines")
+    item = bench.score_metric(lab, metric(2.0, 1.1, points=0),
+                              {"metrics": {"m": {"value": 2.0, "detail": "d"}}}, "")
+    assert item.score == 0 and item.max_score == 0 and item.value == 2.0
+    assert "2x (shown, worth no points; the goal is 1.1x or less); d" == item.output
+
+
 def test_hardware_needs():
     have = {"cores": 2, "numa_nodes": 1, "cuda_devices": 0, "cuda_status": "driver too old"}
     assert hw.unmet({"cores": 2}, have) is None

@@ -6,10 +6,12 @@
  * LayerNorm's x and y. The same count on every machine, under any load.
  *
  * The trace counts protection faults, so it runs in the process that runs the kernel: the
- * student's (the workload "passes", serve/rl_serve.c). Its counts are that process's word: the
- * benchmark checks the kernel's output from its own copy of the inputs, and refuses counts no
- * run of the kernel can give (fewer page entries than the tensor's pages, pages untouched, more
- * than the cap without the cap reached, another page size). */
+ * student's (the workload "passes", serve/rl_serve.c). Its counts are that process's word, so
+ * the metrics are worth no points (lab.toml): they show a student what the timed metrics
+ * cannot, and the grade rests on those. The benchmark still checks the kernel's output from its
+ * own copy of the inputs, and refuses counts no run of the kernel can give (fewer page entries
+ * than the tensor's pages, pages untouched, more than the cap without the cap reached, another
+ * page size). */
 #ifndef RL_PASSES_H
 #define RL_PASSES_H
 #include "mm_bench.h"
