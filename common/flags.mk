@@ -6,6 +6,7 @@
 #              are off (see NVCC below)
 CC        ?= cc
 CUDA_HOME ?= /usr/local/cuda
+MM_FLAGS_DIR := $(dir $(lastword $(MAKEFILE_LIST)))
 NVCC_FOUND := $(firstword $(wildcard $(CUDA_HOME)/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
 CUDA_LIB  := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib))
 
@@ -56,13 +57,11 @@ NVCC_ARCH := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=s
              -gencode arch=compute_90,code=compute_90
 NVCCFLAGS := -O2 -g $(NVCC_ARCH) -Xcompiler -Wall,-fPIC -MMD -MP
 
-# NVCC: the nvcc found, if it compiles a small kernel with these flags (nvcc refuses host
-# compilers newer than it knows, and a toolkit may lack an architecture); else empty, with a
-# message, and the lab builds without its GPU parts. Probed once, only by a build that needs it.
-mm_nvcc_probe = $(shell d=$$(mktemp -d) && printf '__global__ void k(int *p) { *p = 1; }\n' \
-  > "$$d/p.cu" && "$(NVCC_FOUND)" $(NVCC_ARCH) -Xcompiler -fPIC -c "$$d/p.cu" -o "$$d/p.o" \
-  > "$$d/log" 2>&1 && echo ok || { grep -m1 -i error "$$d/log" || head -n1 "$$d/log"; }; \
-  rm -rf "$$d")
+# NVCC: the nvcc found, if it compiles a small kernel with these flags (common/nvcc-probe.sh);
+# else empty, with a message, and the lab builds without its GPU parts. Probed once, only by a
+# build that needs it; the answer is kept in the build folder (OUT) for the next build there.
+mm_nvcc_probe = $(shell sh "$(MM_FLAGS_DIR)nvcc-probe.sh" "$(NVCC_FOUND)" \
+  "$(if $(OUT),$(OUT)/nvcc-probe)" $(NVCC_ARCH))
 mm_nvcc_check = $(if $(NVCC_FOUND),$(if $(filter ok,$(mm_nvcc_out)),$(NVCC_FOUND),$(info \
   mlmem: $(NVCC_FOUND) cannot compile CUDA on this machine ($(mm_nvcc_out)): building without the \
   GPU parts)))

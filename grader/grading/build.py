@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import functools
+import hashlib
 import os
 import re
 import shutil
@@ -83,11 +84,12 @@ def stage(lab: Lab, submission: str, dest: str) -> tuple[list[str], bool, list[s
     """Copies the pristine lab to dest and overlays the submission's editable files. Returns
     (editable files missing from the submission, whether the submission lacks the lab, why files
     were refused: links to files or folders, devices, files over handed_in.MAX_FILE_BYTES)."""
-    if os.path.exists(dest):
-        shutil.rmtree(dest)
-    shutil.copytree(lab.path, dest)
+    fresh = dest + ".new"
+    if os.path.exists(fresh):
+        shutil.rmtree(fresh)
+    shutil.copytree(lab.path, fresh)
     for i, f in enumerate(lab.extra_test_files):
-        shutil.copyfile(f, os.path.join(dest, "tests", f"hidden{i}_{os.path.basename(f)}"))
+        shutil.copyfile(f, os.path.join(fresh, "tests", f"hidden{i}_{os.path.basename(f)}"))
     sub_lab = os.path.join(submission, lab.slug)
     missing, refused = [], []
     for rel in lab.editable:
@@ -100,10 +102,46 @@ def stage(lab: Lab, submission: str, dest: str) -> tuple[list[str], bool, list[s
         if why:
             refused.append(why)
         elif os.path.lexists(src):
-            shutil.copyfile(src, os.path.join(dest, rel))
+            shutil.copyfile(src, os.path.join(fresh, rel))
         else:
             missing.append(rel)
+    _settle(fresh, dest)
     return missing, not os.path.isdir(sub_lab), refused
+
+
+def _settle(fresh: str, dest: str) -> None:
+    """Makes dest hold what fresh holds, then removes fresh. A file whose bytes are unchanged
+    keeps its time, so that the trusted build (make) redoes only what a change reaches."""
+    if not os.path.isdir(dest) or os.path.islink(dest):
+        shutil.rmtree(dest, ignore_errors=True)
+        os.replace(fresh, dest)
+        return
+    for top, dirs, files in os.walk(dest, topdown=False):
+        for name in files + dirs:
+            path = os.path.join(top, name)
+            twin = os.path.join(fresh, os.path.relpath(path, dest))
+            if not os.path.lexists(twin) or _is_dir(twin) != _is_dir(path):
+                shutil.rmtree(path) if _is_dir(path) else os.remove(path)
+    for top, dirs, files in os.walk(fresh):
+        there = os.path.join(dest, os.path.relpath(top, fresh))
+        os.makedirs(there, exist_ok=True)
+        for name in files:
+            new, old = os.path.join(top, name), os.path.join(there, name)
+            if not _same_bytes(new, old):
+                os.replace(new, old)
+    shutil.rmtree(fresh)
+
+
+def _is_dir(path: str) -> bool:
+    return os.path.isdir(path) and not os.path.islink(path)
+
+
+def _same_bytes(a: str, b: str) -> bool:
+    """Whether b is a plain file with a's bytes."""
+    if os.path.islink(b) or not os.path.isfile(b) or os.path.getsize(a) != os.path.getsize(b):
+        return False
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
 
 
 def _public_stage(lab: Lab, stage_dir: str, run_dir: str) -> str:
@@ -187,7 +225,12 @@ def compile_student(lab: Lab, stage_dir: str, parts: str, variant: str,
                     werror: bool) -> tuple[bool, str, str]:
     """Step 1: compiles the student's files in the sandbox; their objects and the joined
     student.o land in `parts` (emptied first). Returns (ok, log, the compiler's crash line or ''
-    (compiler_crash(); never for a build stopped at its limits))."""
+    (compiler_crash(); never for a build stopped at its limits)). The same inputs as the last
+    compile that succeeded here (_compile_inputs) reuse its objects and log."""
+    key = _compile_inputs(lab, stage_dir, variant, werror)
+    kept = _kept_compile(parts, key)
+    if kept is not None:
+        return True, kept, ""
     shutil.rmtree(parts, ignore_errors=True)
     with sandbox.rundir(f"build-{lab.slug}") as run_dir:
         labsrc = _public_stage(lab, stage_dir, run_dir)
@@ -206,7 +249,63 @@ def compile_student(lab: Lab, stage_dir: str, parts: str, variant: str,
             shutil.copytree(os.path.join(out, "obj"), parts, symlinks=True,
                             ignore=shutil.ignore_patterns("*.d", "*.i"))
     crash = "" if ok or stopped else compiler_crash(log)
+    if ok:
+        _keep_compile(parts, key, log)
     return ok, log + ("\n" + stopped if stopped else ""), crash
+
+
+KEY_FILE, LOG_FILE = ".inputs", ".log"   # in the objects' folder: what made them, and its log
+
+
+def _compile_inputs(lab: Lab, stage_dir: str, variant: str, werror: bool) -> str:
+    """A digest of everything the untrusted compile reads: the files _public_stage copies,
+    common/, the make command, the build's settings and the compilers' files."""
+    h = hashlib.sha256()
+    h.update(repr(_make(lab, "LABSRC", "OUT", variant, werror, "student-object",
+                        rules="RULES")).encode())
+    h.update(repr(sorted(_tool_env().items())).encode())
+    for tool in (os.environ.get("CC") or "cc", "nvcc",
+                 os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")):
+        found = shutil.which(tool)
+        if found:
+            st = os.stat(os.path.realpath(found))
+            h.update(f"{tool} {os.path.realpath(found)} {st.st_size} {st.st_mtime_ns}".encode())
+    for top in [os.path.join(stage_dir, e) for e in ("include", "src", "lab.mk")] + \
+            [os.path.join(ROOT, "common")]:
+        for path in _files_under(top):
+            if "selftest" in os.path.relpath(path, top).split(os.sep):
+                continue
+            h.update(f"\0{os.path.relpath(path, os.path.dirname(top))}\0".encode())
+            with open(path, "rb") as f:
+                h.update(f.read())
+    return h.hexdigest()
+
+
+def _files_under(top: str) -> list[str]:
+    """top itself if a file, else the files below it, in a fixed order."""
+    if os.path.isfile(top):
+        return [top]
+    return sorted(os.path.join(d, f) for d, _, fs in os.walk(top) for f in fs)
+
+
+def _kept_compile(parts: str, key: str) -> str | None:
+    """The log of the compile kept in parts if it was made from `key`, else None."""
+    try:
+        with open(os.path.join(parts, KEY_FILE)) as f:
+            if f.read() != key or not os.path.isfile(os.path.join(parts, "student.o")):
+                return None
+        with open(os.path.join(parts, LOG_FILE)) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _keep_compile(parts: str, key: str, log: str) -> None:
+    """Marks the objects in parts as made from `key` (the log first, the key last)."""
+    with open(os.path.join(parts, LOG_FILE), "w") as f:
+        f.write(log)
+    with open(os.path.join(parts, KEY_FILE), "w") as f:
+        f.write(key)
 
 
 def _tool_env() -> dict[str, str]:
