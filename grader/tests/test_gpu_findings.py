@@ -149,8 +149,9 @@ def test_asan_settings_for_cuda_in_every_program(slug):
     built = build.build(labs.load(slug), os.path.join(ROOT, "solutions"), variant="asan",
                         werror=True)
     assert built.ok, build.first_errors(built.log, 20)
-    progs = [f for f in os.listdir(built.out_dir)   # the programs, not the archives
-             if os.path.isfile(os.path.join(built.out_dir, f)) and not f.endswith(".a")]
+    progs = [f for f in os.listdir(built.out_dir)   # the programs, not archives or notes
+             if os.path.isfile(os.path.join(built.out_dir, f)) and not f.endswith(".a")
+             and os.access(os.path.join(built.out_dir, f), os.X_OK)]
     assert "check_lab" in progs and "bench" in progs
     for prog in progs:
         syms = subprocess.run(["nm", os.path.join(built.out_dir, prog)], capture_output=True,
