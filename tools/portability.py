@@ -165,11 +165,12 @@ def _run_order(run: str) -> tuple[int, str]:
 
 def merged(earlier: list[str], cells: list[Cell]) -> list[str]:
     """The table's rows after this run: each earlier row (a line, kept as it is) that this run
-    did not redo, and this run's rows; platforms in the order they first appear, each one's
+    did not redo, and this run's rows; platforms in the order they first appear in the earlier
+    table (a platform this run redid wholly keeps its place), new ones after them, each one's
     rows in _run_order."""
     new = {(c.platform, c.what): row(c) for c in cells}
     rows = [line for line in earlier if _key(line) not in new] + list(new.values())
-    platforms = list(dict.fromkeys(_key(r)[0] for r in rows))
+    platforms = list(dict.fromkeys([_key(r)[0] for r in earlier] + [c.platform for c in cells]))
     return sorted(rows, key=lambda r: (platforms.index(_key(r)[0]), _run_order(_key(r)[1])))
 
 

@@ -153,6 +153,25 @@ def test_a_run_replaces_its_rows_and_keeps_the_others(tmp_path):
     assert p.earlier_rows(str(tmp_path / "none.md")) == []
 
 
+def test_a_platform_redone_wholly_keeps_its_place():
+    p = portability()
+    earlier = ["| debian12-amd64 | lab 01 | ok | 40/40 | 30/30 | 9 |  |",
+               "| container-amd64 | quick start | ok | 0/40 | 0/30 | 4 |  |",
+               "| container-amd64 | lab 04 | ok | 47/60 (13 skipped) | 12/30 (18 skipped) | 14 | old |",
+               "| debian13-amd64 | lab 01 | ok | 40/40 | 30/30 | 7 |  |"]
+    rows = p.merged(earlier, [p.Cell("container-amd64", "quick start", "ok", (0, 40, 0),
+                                     (0, 30, 0), 14),
+                              p.Cell("container-amd64", "lab 04", "ok", (60, 60, 0),
+                                     (12, 30, 18), 15),
+                              p.Cell("debian12-arm64", "lab 05", "ok", (58, 58, 0),
+                                     (12, 30, 18), 218)])
+    assert [r.split("|")[1:3] for r in rows] == [
+        [" debian12-amd64 ", " lab 01 "], [" container-amd64 ", " quick start "],
+        [" container-amd64 ", " lab 04 "], [" debian13-amd64 ", " lab 01 "],
+        [" debian12-arm64 ", " lab 05 "]]
+    assert "old" not in "".join(rows)
+
+
 def test_a_new_table_keeps_the_notes(tmp_path):
     p = portability()
     page = tmp_path / "portability.md"
