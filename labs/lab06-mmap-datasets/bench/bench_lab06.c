@@ -21,6 +21,7 @@
 #include "loader.h"
 #include "mm_bench.h"
 #include "mm_call.h"
+#include "mm_proc.h"
 #include "mm_rng.h"
 #include "mm_timer.h"
 #include "reader.h"
@@ -424,10 +425,9 @@ static stream_t *bench_stream(mm_json_t *j, const files_t *f, info_t *info)
 
 static mem_t rollup(pid_t pid)
 {
-    char path[64], line[256];
+    char line[256];
     mem_t m = { -1, -1, -1 };
-    snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)pid);
-    FILE *f = fopen(path, "r");
+    FILE *f = mm_proc_fopen(pid, "smaps_rollup");
     long long v;
     while (f && fgets(line, sizeof line, f)) {
         if (sscanf(line, "Rss: %lld", &v) == 1)
@@ -568,12 +568,14 @@ static int write_dataset(const files_t *f, const char *name, uint64_t rs, uint64
  * there), readable by your process, and writes both datasets. 0 or -errno. */
 static int make_files(files_t *f)
 {
-    char self[48], home[64], dir[96];
+    char self[48], home[32], dir[64];
     struct stat cwd, proc;
     snprintf(self, sizeof self, "/proc/%d", (int)mm_student_pid());
-    snprintf(home, sizeof home, "%s/cwd", self);
-    f->home = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (f->home < 0 || fstat(f->home, &cwd) != 0 || stat(self, &proc) != 0)
+    f->home = mm_proc_open(mm_student_pid(), "cwd", O_RDONLY | O_DIRECTORY);
+    if (f->home < 0)
+        return f->home;
+    snprintf(home, sizeof home, "/proc/self/fd/%d", f->home); /* our own: no access check */
+    if (fstat(f->home, &cwd) != 0 || stat(self, &proc) != 0)
         return -errno;
     if (geteuid() == 0 && cwd.st_uid != proc.st_uid)
         return -EPERM;

@@ -333,6 +333,8 @@ MM_TEST_F(test_advise_range, &tu_scratch)
      * touch again (up to 3 rounds); a reader whose samples are not in the mapping stays short. */
     for (int round = 0; round < 3 && mapped != all; round++) {
         tu_touch(rd, 0, 40000, 4);
+        tu_touch(rd, 39999, 40000, 1); /* the last page: every 4th record's first byte is not in
+                                          it, and the kernel's fault-around need not map it */
         mapped = tu_present(file, all * pg);
     }
     ck_assert_msg(mapped == all, "after touching every page, every page must be mapped (%zu of "

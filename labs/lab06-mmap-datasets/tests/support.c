@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "../serve/ds_serve.h"
 #include "mm_hw.h"
+#include "mm_proc.h"
 
 /* ---- the scratch folder ---- */
 
@@ -71,22 +72,24 @@ static void scratch_teardown(void)
 const mm_fixture_t tu_scratch = { .parent_setup = scratch_setup,
                                   .parent_teardown = scratch_teardown };
 
-/* A path in /proc of your process. */
-static const char *proc_path(const char *what)
+/* Opens your process's /proc/<pid>/<what> (mm_proc.h), or fails the test. */
+static int open_proc_fd(const char *what, int flags)
 {
-    static char path[96];
-    snprintf(path, sizeof path, "/proc/%d/%s", (int)mm_student_pid(), what);
-    return path;
+    int fd = mm_proc_open(mm_student_pid(), what, flags);
+    MM_CHECK(fd >= 0, "cannot open /proc/<your process>/%s: %s", what, strerror(-fd));
+    return fd;
 }
 
 /* Makes the scratch folder in your process's working folder (its own, or the test refuses to
  * write there) and hands it to your process's user. */
 static void make_scratch(void)
 {
-    char home[96], tmpl[128];
-    snprintf(home, sizeof home, "%s", proc_path("cwd"));
+    char home[32], tmpl[64], dir[16];
+    int home_fd = open_proc_fd("cwd", O_RDONLY | O_DIRECTORY);
+    snprintf(home, sizeof home, "/proc/self/fd/%d", home_fd); /* our own: no access check */
+    snprintf(dir, sizeof dir, "/proc/%d", (int)mm_student_pid());
     struct stat cwd, proc;
-    MM_CHECK(stat(home, &cwd) == 0 && stat(proc_path(""), &proc) == 0,
+    MM_CHECK(fstat(home_fd, &cwd) == 0 && stat(dir, &proc) == 0,
                   "the test cannot find your process's working folder: %s", strerror(errno));
     MM_CHECK(geteuid() != 0 || cwd.st_uid == proc.st_uid, "your process's working folder "
                   "is not its own: it left its run folder (chdir)");
@@ -99,7 +102,8 @@ static void make_scratch(void)
         shared_note->home[n > 0 ? n : 0] = 0;
         snprintf(shared_note->name, sizeof shared_note->name, "%s", n > 0 ? scratch_name : "");
     }
-    scratch_fd = open(tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    scratch_fd = openat(home_fd, scratch_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    close(home_fd);
     MM_CHECK(scratch_fd >= 0, "cannot open the scratch folder: %s", strerror(errno));
     if (geteuid() == 0 && proc.st_uid != 0)
         MM_CHECK(fchown(scratch_fd, proc.st_uid, proc.st_gid) == 0,
@@ -173,9 +177,10 @@ int tu_exists(const char *name)
 }
 
 /* Entries of the folder `path` or, for NULL, of the scratch folder. */
-static int count_entries(const char *path)
+/* The entries of folder fd (which it takes), "." and ".." aside. */
+static int count_entries(int fd)
 {
-    DIR *d = path ? opendir(path) : fdopendir(dup(scratch()));
+    DIR *d = fdopendir(fd);
     int n = 0;
     if (d)
         rewinddir(d);
@@ -188,7 +193,7 @@ static int count_entries(const char *path)
 
 int tu_count_entries(void)
 {
-    return count_entries(NULL);
+    return count_entries(dup(scratch()));
 }
 
 int tu_is_record(const void *p, uint64_t rs, uint64_t seed, uint64_t i)
@@ -220,15 +225,15 @@ int tu_sample_is(const ds_reader_t *rd, uint64_t i, uint64_t rs, uint64_t seed)
 
 int tu_open_fds(void)
 {
-    int n = count_entries(proc_path("fd"));
-    MM_CHECK(n > 0, "cannot list the descriptors of your process (%s)", proc_path("fd"));
+    int n = count_entries(open_proc_fd("fd", O_RDONLY | O_DIRECTORY));
+    MM_CHECK(n > 0, "cannot list the descriptors of your process (/proc/<pid>/fd)");
     return n;
 }
 
 static FILE *open_proc(const char *what)
 {
-    FILE *f = fopen(proc_path(what), "r");
-    MM_CHECK(f, "cannot read %s: %s", proc_path(what), strerror(errno));
+    FILE *f = mm_proc_fopen(mm_student_pid(), what);
+    MM_CHECK(f, "cannot read /proc/<your process>/%s: %s", what, strerror(errno));
     return f;
 }
 
@@ -265,13 +270,12 @@ size_t tu_present(const void *p, size_t len)
 {
     size_t page = tu_page(), n = 0;
     uintptr_t lo = (uintptr_t)p / page, hi = ((uintptr_t)p + len + page - 1) / page;
-    int fd = open(proc_path("pagemap"), O_RDONLY | O_CLOEXEC);
-    MM_CHECK(fd >= 0, "cannot open %s: %s", proc_path("pagemap"), strerror(errno));
+    int fd = open_proc_fd("pagemap", O_RDONLY);
     uint64_t e[512];
     for (uintptr_t v = lo; v < hi; v += 512) {
         size_t m = hi - v < 512 ? hi - v : 512;
-        MM_CHECK(pread(fd, e, m * 8, (off_t)(v * 8)) == (ssize_t)(m * 8), "cannot read %s",
-                 proc_path("pagemap"));
+        MM_CHECK(pread(fd, e, m * 8, (off_t)(v * 8)) == (ssize_t)(m * 8),
+                 "cannot read /proc/<your process>/pagemap");
         for (size_t k = 0; k < m; k++)
             n += e[k] >> 63;
     }

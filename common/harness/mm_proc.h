@@ -1,0 +1,19 @@
+/* The student process's /proc files, opened by the harness. The kernel lets a process read
+ * another user's /proc/<pid>/{cwd,fd,maps,pagemap,smaps_rollup,...} only with CAP_SYS_PTRACE or
+ * as that user; a grader running as root in a container (Docker's default capabilities, the
+ * dev container, Gradescope) has neither for the sandbox uid its student processes run as. */
+#ifndef MM_PROC_H
+#define MM_PROC_H
+#include <stdio.h>
+#include <sys/types.h>
+
+/* Opens /proc/<pid>/<what> with flags (O_CLOEXEC added). pid: the student's process, or one
+ * it started. Refused (EACCES or EPERM) to a harness running as root, the open is made again
+ * with the owner of /proc/<pid> as this thread's file-system user (setfsuid), for that open
+ * alone. Returns a descriptor, or -errno. */
+int mm_proc_open(pid_t pid, const char *what, int flags);
+
+/* mm_proc_open(pid, what, O_RDONLY) as a stream, or NULL (errno set). */
+FILE *mm_proc_fopen(pid_t pid, const char *what);
+
+#endif
