@@ -15,22 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "mm_call_abi.h"
+#include "mm_copy.h"
 #include "mm_student_confine.h"
 
 /* The lab's workloads are in mm_serve_table too (gen-calls.py); these two are every lab's. */
 static mm_call_box_t *box;
 static int channel = -1;
-
-/* Copies between this process's memory and the arena without faulting on a bad address: the
- * kernel's copy answers EFAULT instead (process_vm_* on oneself). */
-static int copy_self(void *dst, const void *src, size_t n, int to_remote)
-{
-    struct iovec local = { to_remote ? (void *)src : dst, n };
-    struct iovec remote = { to_remote ? dst : (void *)src, n };
-    ssize_t got = to_remote ? process_vm_writev(getpid(), &local, 1, &remote, 1, 0)
-                            : process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-    return got == (ssize_t)n ? 0 : -EFAULT;
-}
 
 /* "mm.peek" (addr, len, dst) and "mm.poke" (addr, src, len): the harness reads or writes the
  * student's memory at the student's own addresses. Returns 0 or -EFAULT. */
@@ -38,7 +28,7 @@ static void serve_peek(const unsigned char *args, unsigned char *ret)
 {
     uint64_t a[3];
     memcpy(a, args, sizeof a);
-    int rc = copy_self((void *)(uintptr_t)a[2], (const void *)(uintptr_t)a[0], a[1], 0);
+    int rc = mm_copy_checked((void *)(uintptr_t)a[2], (const void *)(uintptr_t)a[0], a[1]);
     memcpy(ret, &rc, sizeof rc);
 }
 
@@ -46,7 +36,7 @@ static void serve_poke(const unsigned char *args, unsigned char *ret)
 {
     uint64_t a[3];
     memcpy(a, args, sizeof a);
-    int rc = copy_self((void *)(uintptr_t)a[0], (const void *)(uintptr_t)a[1], a[2], 1);
+    int rc = mm_copy_checked((void *)(uintptr_t)a[0], (const void *)(uintptr_t)a[1], a[2]);
     memcpy(ret, &rc, sizeof rc);
 }
 
@@ -139,6 +129,10 @@ static _Noreturn void serve(int arena_fd, int call_fd)
     close_others(4); /* the zygote's socket above all: it carries the next test's descriptors */
     box = a;
     channel = 3;
+    if (mm_copy_prepare() != 0) { /* before confinement, which may refuse a pipe */
+        fprintf(stderr, "mlmem: the student process has no way to copy for mm_peek\n");
+        _exit(3);
+    }
     confine();
     if (send_byte(channel, MM_MSG_HELLO))
         _exit(0);

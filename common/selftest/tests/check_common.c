@@ -5,17 +5,44 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "mm_aligned.h"
 #include "mm_bench.h"
 #include "mm_check.h"
+#include "mm_copy.h"
 #include "mm_cuda_check.h"
 #include "mm_hw.h"
 #include "mm_json.h"
 #include "mm_rng.h"
 #include "mm_seal.h"
 #include "mm_timer.h"
+
+/* copy(dst, src, n) on good memory, on a page that is not mapped (as either side), and again
+ * on good memory after the failures (nothing of them left behind). */
+static void check_copy(int (*copy)(void *, const void *, size_t))
+{
+    enum { N = 20000 };
+    static char src[N], dst[N];
+    for (size_t i = 0; i < N; i++)
+        src[i] = (char)(i * 7 + 1);
+    char *gone = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert(gone != MAP_FAILED && munmap(gone, 4096) == 0);
+    ck_assert_int_eq(copy(gone, src, 100), -EFAULT);
+    ck_assert_int_eq(copy(dst, gone, 100), -EFAULT);
+    ck_assert_int_eq(copy(dst, src, N), 0);
+    ck_assert_msg(memcmp(dst, src, N) == 0, "the copy differs from its source");
+}
+
+MM_TEST(test_copy_checked_answers_efault)
+{
+    ck_assert_int_eq(mm_copy_prepare(), 0);
+    check_copy(mm_copy_checked);
+    ck_assert_int_eq(mm_copy_prepare_pipe(), 0);
+    check_copy(mm_copy_by_pipe); /* where process_vm_* is missing (qemu-user) */
+}
+MM_END_TEST
 
 MM_TEST(test_aligned_alloc)
 {
