@@ -298,13 +298,16 @@ def _pairs_short(lab: Lab, mine: list[Run], refs: list[Run]) -> bool:
 
 
 def _pairs_disagree(lab: Lab, mine: list[Run], refs: list[Run]) -> bool:
-    """Whether, for a timed metric, two pairs' fractions are more than SPREAD apart and would
-    score differently: pairs that all score zero (a naive submission), or all full marks, agree
-    (the score of their median is already known)."""
+    """Whether, for a timed metric, two pairs would score differently and are either more than
+    SPREAD apart or on both sides of full marks (one pair full, another not: the median of two
+    would cost an honest submission points for one disturbed run). Pairs that all score zero (a
+    naive submission), or all full marks, agree (the score of their median is already known)."""
     for m in lab.metrics:
         fr = pair_fractions(m, mine, refs) if m.vs_reference else []
-        if len(fr) >= 2 and max(fr) / min(fr) > SPREAD and \
-                m.score_vs_reference(min(fr)) != m.score_vs_reference(max(fr)):
+        if len(fr) < 2:
+            continue
+        low, high = m.score_vs_reference(min(fr)), m.score_vs_reference(max(fr))
+        if low != high and (max(fr) / min(fr) > SPREAD or high >= m.points):
             return True
     return False
 

@@ -284,6 +284,9 @@ def test_pairs_that_disagree_ask_for_more_rounds(monkeypatch):
     assert not bench._pairs_disagree(one, runs(0.1, 0.25), runs(1.0, 1.0))
     assert not bench._pairs_disagree(one, runs(0.9, 1.3), runs(1.0, 1.0))
     assert bench._pairs_disagree(one, runs(0.1, 0.5), runs(1.0, 1.0))
+    # close together but on both sides of full marks (0.8): one more pair decides
+    assert bench._pairs_disagree(one, runs(0.74, 0.83), runs(1.0, 1.0))
+    assert not bench._pairs_disagree(one, runs(0.70, 0.76), runs(1.0, 1.0))
     item = bench.score_vs_reference(lab, m, runs(1.0, 0.7, 1.0, 0.98, 1.01), runs(*[1.0] * 5))
     assert item.score == 10 and "median of 5 paired runs" in item.output
 
