@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -43,4 +45,24 @@ FILE *mm_proc_fopen(pid_t pid, const char *what)
     else if (!f)
         close(fd);
     return f;
+}
+
+int mm_proc_mkdtemp(pid_t pid, const char *prefix, char *name, size_t len, struct stat *owner)
+{
+    char dir[32], home[32], tmpl[128];
+    struct stat cwd;
+    int fd = mm_proc_open(pid, "cwd", O_RDONLY | O_DIRECTORY);
+    snprintf(dir, sizeof dir, "/proc/%d", (int)pid);
+    snprintf(home, sizeof home, "/proc/self/fd/%d", fd); /* our own: no access check */
+    int rc = fd < 0 ? fd : fstat(fd, &cwd) != 0 || stat(dir, owner) != 0 ? -errno
+           : geteuid() == 0 && cwd.st_uid != owner->st_uid ? -EPERM : 0;
+    if (rc == 0 && snprintf(tmpl, sizeof tmpl, "%s/%sXXXXXX", home, prefix) >= (int)sizeof tmpl)
+        rc = -ENAMETOOLONG;
+    if (rc == 0 && !mkdtemp(tmpl))
+        rc = -errno;
+    if (rc == 0)
+        snprintf(name, len, "%s", tmpl + strlen(home) + 1);
+    if (rc != 0 && fd >= 0)
+        close(fd);
+    return rc == 0 ? fd : rc;
 }

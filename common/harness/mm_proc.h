@@ -5,6 +5,7 @@
 #ifndef MM_PROC_H
 #define MM_PROC_H
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* Opens /proc/<pid>/<what> with flags (O_CLOEXEC added). pid: the student's process, or one
@@ -15,5 +16,11 @@ int mm_proc_open(pid_t pid, const char *what, int flags);
 
 /* mm_proc_open(pid, what, O_RDONLY) as a stream, or NULL (errno set). */
 FILE *mm_proc_fopen(pid_t pid, const char *what);
+
+/* Makes a folder <prefix>XXXXXX (mkdtemp) in process pid's working folder, which must belong to
+ * that process's user where the harness runs as root (-EPERM: the process left its run folder).
+ * Returns a descriptor of the working folder, with the new folder's name in name[0..len) and
+ * /proc/<pid>'s owner in *owner; or -errno. */
+int mm_proc_mkdtemp(pid_t pid, const char *prefix, char *name, size_t len, struct stat *owner);
 
 #endif

@@ -568,21 +568,10 @@ static int write_dataset(const files_t *f, const char *name, uint64_t rs, uint64
  * there), readable by your process, and writes both datasets. 0 or -errno. */
 static int make_files(files_t *f)
 {
-    char self[48], home[32], dir[64];
-    struct stat cwd, proc;
-    snprintf(self, sizeof self, "/proc/%d", (int)mm_student_pid());
-    f->home = mm_proc_open(mm_student_pid(), "cwd", O_RDONLY | O_DIRECTORY);
+    struct stat proc;
+    f->home = mm_proc_mkdtemp(mm_student_pid(), "ds-bench-", f->name, sizeof f->name, &proc);
     if (f->home < 0)
         return f->home;
-    snprintf(home, sizeof home, "/proc/self/fd/%d", f->home); /* our own: no access check */
-    if (fstat(f->home, &cwd) != 0 || stat(self, &proc) != 0)
-        return -errno;
-    if (geteuid() == 0 && cwd.st_uid != proc.st_uid)
-        return -EPERM;
-    snprintf(dir, sizeof dir, "%s/ds-bench-XXXXXX", home);
-    if (!mkdtemp(dir))
-        return -errno;
-    snprintf(f->name, sizeof f->name, "%s", dir + strlen(home) + 1);
     f->dir = openat(f->home, f->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (f->dir < 0 || fchmod(f->dir, 0755) != 0)
         return -errno;

@@ -84,19 +84,15 @@ static int open_proc_fd(const char *what, int flags)
  * write there) and hands it to your process's user. */
 static void make_scratch(void)
 {
-    char home[32], tmpl[64], dir[16];
-    int home_fd = open_proc_fd("cwd", O_RDONLY | O_DIRECTORY);
-    snprintf(home, sizeof home, "/proc/self/fd/%d", home_fd); /* our own: no access check */
-    snprintf(dir, sizeof dir, "/proc/%d", (int)mm_student_pid());
-    struct stat cwd, proc;
-    MM_CHECK(fstat(home_fd, &cwd) == 0 && stat(dir, &proc) == 0,
-                  "the test cannot find your process's working folder: %s", strerror(errno));
-    MM_CHECK(geteuid() != 0 || cwd.st_uid == proc.st_uid, "your process's working folder "
-                  "is not its own: it left its run folder (chdir)");
-    snprintf(tmpl, sizeof tmpl, "%s/ds-test-XXXXXX", home);
-    MM_CHECK(mkdtemp(tmpl), "the test could not make a scratch folder in your process's "
-                  "working folder: %s", strerror(errno));
-    snprintf(scratch_name, sizeof scratch_name, "%s", tmpl + strlen(home) + 1);
+    char home[32];
+    struct stat proc;
+    int home_fd = mm_proc_mkdtemp(mm_student_pid(), "ds-test-", scratch_name,
+                                  sizeof scratch_name, &proc);
+    MM_CHECK(home_fd != -EPERM, "your process's working folder is not its own: it left its run "
+                  "folder (chdir)");
+    MM_CHECK(home_fd >= 0, "the test could not make a scratch folder in your process's working "
+                  "folder: %s", strerror(-home_fd));
+    snprintf(home, sizeof home, "/proc/self/fd/%d", home_fd);
     if (shared_note) {
         ssize_t n = readlink(home, shared_note->home, sizeof shared_note->home - 1);
         shared_note->home[n > 0 ? n : 0] = 0;
