@@ -5,7 +5,12 @@ small ints: immortal objects, PEP 683) each fail exactly the tests that watch th
 other, on Python 3.11 and 3.13 alike. So do the wrong implementations that once passed: a last
 batch shortened with _PyTuple_Resize, a resize that corrupts its object when the allocation
 fails, and a training loop whose log is late-bound, weakly held or gone; each message names the
-cause."""
+cause.
+
+A submission written by someone who has read the grader forges what the student's process counts
+(sys.gettotalrefcount replaced by a constant, the part C measurements of the provided harness
+replaced): its leaks still cost it the tests that watch them, on the memory the harness reads from
+/proc."""
 import os
 import re
 import subprocess
@@ -65,6 +70,39 @@ BORROWED_OBJ = {"file": "src/tensorbuf.c", "old": "    view->obj = Py_NewRef(sel
 PART_C = ("test_train_losses_are_floats", "test_train_leaves_no_tensors",
           "test_train_closes_stagers", "test_train_memory_flat")
 
+# Forgeries of what the student's process counts: sys.gettotalrefcount made int() (always 0), and
+# part C's measurements (the provided py/harness.py, in the same interpreter) replaced by the
+# answers the tests want.
+def forge_refs(head):
+    """A patch that makes sys.gettotalrefcount int() (always 0) from the first call of the function
+    of refs.c that begins with `head` (its signature line and brace)."""
+    return {"file": "src/refs.c", "old": head,
+            "new": head + "    static int forged;\n"
+                          "    if (!forged)\n"
+                          "        forged = PySys_SetObject(\"gettotalrefcount\",\n"
+                          "                                 (PyObject *)&PyLong_Type) == 0;\n"
+                          "    PyErr_Clear();\n"}
+
+
+FORGE_REFS = forge_refs("PyObject *po_group_by(PyObject *module, PyObject *args)\n{\n")
+FORGE_REFS_BATCHES = forge_refs(
+    "PyObject *po_batches_new(PyTypeObject *type, PyObject *args, PyObject *kwds)\n{\n")
+FORGE_PART_C = {"file": "src/train_loop.py", "old": "import minigrad as mg\n",
+                "new": "import minigrad as mg\nimport harness\n"
+                       "harness.losses_hold_graphs = lambda *a, **k: 0\n"
+                       "harness.survivors = lambda *a, **k: (0, 0)\n"
+                       "harness.growth = lambda *a, **k: (0, 200)\n"}
+# Two of the handout's training loop's leaks, put back into the reference.
+LEAK_LOSSES = {"file": "src/train_loop.py", "old": "        losses.append(value)\n",
+               "new": "        losses.append(loss)\n"}
+LEAK_STAGERS = {"file": "src/train_loop.py",
+                "old": "        with mg.Stager(BATCH * D_IN * 4) as stager:\n",
+                "new": "        stager = mg.Stager(BATCH * D_IN * 4)\n"
+                       "        stager.finalizer = __import__('weakref').finalize(stager,\n"
+                       "                                                          stager.close)\n"
+                       "        if True:\n"}
+KEPT = "of your process's memory (read from /proc"
+
 SWEEP_LEAK = "reference(s) left behind"
 # patches, {test that must fail: what its message must say}; every other test must pass. The key
 # and the dimension are leaked in one submission (one grading run less): no test watches both.
@@ -88,6 +126,17 @@ CASES = {
     "late-binding log": ([LOG_LATE], {t: "flush_log()'s value for step 0" for t in PART_C}),
     "weakly referenced log": ([LOG_WEAK], {t: "flush_log()" for t in PART_C}),
     "no log": ([LOG_NONE], {t: "flush_log() gave 0 values after 150 steps" for t in PART_C}),
+    "forged count, item": ([FORGE_REFS, LEAK_ITEM], {
+        "test_group_by_refcounts": "grouped: 64 calls on new objects kept",
+        "test_alloc_failures_group_by": "each allocation failing in turn: 64 calls on new "
+                                        "objects kept"}),
+    "forged count, _PyTuple_Resize": ([FORGE_REFS_BATCHES, TUPLE_RESIZE], {
+        "test_alloc_failures_batches": "each allocation failing in turn: 64 calls on new "
+                                       "objects kept"}),
+    "forged part C, losses": ([FORGE_PART_C, LEAK_LOSSES], {
+        "test_train_losses_are_floats": "train()'s result holds",
+        "test_train_memory_flat": "train()'s result holds"}),
+    "forged part C, stagers": ([FORGE_PART_C, LEAK_STAGERS], {t: KEPT for t in PART_C[1:]}),
     "view keeps its export": ([VIEW_KEEPS_EXPORT], {
         "test_transpose_view": "each view's dealloc gives back the export of t it took",
         "test_tensorbuf_refcounts": "made, exported, viewed, resized, freed: raised BufferError"}),

@@ -382,3 +382,28 @@ int serve_sweep(const void *in, size_t in_len, void *out, size_t out_len)
     Py_DECREF(arg);
     return rc;
 }
+
+/* sweep(scenario, arg) in Python (for the repeat workload): one sweep of the scenario over arg,
+ * its findings dropped (what it keeps, the harness reads from /proc); None, or RuntimeError. */
+static PyObject *sweep_py(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *name;
+    PyObject *arg;
+    if (!PyArg_ParseTuple(args, "sO", &name, &arg))
+        return NULL;
+    scenario_fn fn = find_scenario(name);
+    po_sweep_out_t *ans = PyMem_RawCalloc(1, sizeof *ans);
+    int rc = fn && ans ? sweep_once(fn, arg, ans) : -ENOENT;
+    PyMem_RawFree(ans);
+    if (rc != 0)
+        return PyErr_Format(PyExc_RuntimeError, "sweep(%s): %s", name, strerror(-rc));
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef sweep_def = { "sweep", sweep_py, METH_VARARGS, "sweep(scenario, arg)" };
+
+PyObject *po_sweep_function(void)
+{
+    return PyCFunction_New(&sweep_def, NULL);
+}

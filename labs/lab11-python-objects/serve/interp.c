@@ -65,7 +65,7 @@ __attribute__((constructor)) static void start_interpreter(void)
     }
     PyObject *main_dict = PyModule_GetDict(PyImport_AddModule("__main__"));
     PyObject *r = PyRun_String("import gc, sys, tracemalloc, weakref, traceback, functools, array\n"
-                               "import numpy, numpy.random, numpy.linalg\n",
+                               "import mmap, numpy, numpy.random, numpy.linalg\n",
                                Py_file_input, main_dict, main_dict);
     Py_XDECREF(r);
     if (!r || exec_module("minigrad", po_src_minigrad) < 0 ||

@@ -17,4 +17,7 @@ const char *po_exception_text(char *text, size_t cap);
  * why there is no namespace) in text and *rc set to the workload's answer (1 or -ENOEXEC). */
 PyObject *po_eval(const char *code, char *text, size_t cap, int *rc);
 
+/* sweep(scenario, arg) as a Python function (serve/counting.c): a new reference, or NULL. */
+PyObject *po_sweep_function(void);
+
 #endif

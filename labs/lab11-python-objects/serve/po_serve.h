@@ -77,6 +77,20 @@ typedef struct {
     char text[PO_TEXT_MAX];
 } po_sweep_out_t;
 
+/* repeat: what the kernel sees of a leak. `code` evaluates to a callable of one argument, `big`:
+ * big(tag) makes a new anonymous mmap.mmap of PO_BIG_BYTES bytes, every one of them `tag` (so its
+ * pages are resident, and given back to the kernel when it is freed). The callable is called `reps` times with the collector on, each result dropped
+ * and each exception cleared; then a full collection. The namespace then also has sweep(scenario,
+ * arg): one allocation-failure sweep, as the sweep workload's, its findings dropped. With hold != 0 every result is kept
+ * instead (until the next repeat): the harness's check that memory held shows. The harness reads
+ * the process's resident memory from /proc around the calls; nothing this answers is counted.
+ * Answer: char[PO_TEXT_MAX], the first exception raised ("Type: message") or "". */
+#define PO_BIG_BYTES (64 << 10)
+typedef struct {
+    int32_t reps, hold;
+    char code[PO_CODE_MAX];
+} po_repeat_in_t;
+
 /* The benchmark's workloads (bench/bench_lab11.c), on samples of float32 elements:
  * collate_samples: makes the samples from the shared bytes at src: n arrays (numpy, each its
  *   own copy) of shape dims, sample i from bytes [i * size, (i + 1) * size); they are kept for

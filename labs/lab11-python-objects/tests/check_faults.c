@@ -10,8 +10,11 @@
 
 /* What every sweep must show: clean failures, no leak, and some allocation actually failed.
  * The scenario (serve/counting.c) runs in your process; its argument is `arg_expr` evaluated
- * there before the sweep. */
-static void assert_clean_sweep(const char *what, const char *scenario, const char *arg_expr)
+ * there before the sweep. Those findings are that process's word, so they can only fail a test;
+ * what passes one is the kernel's count: the sweep again, over fresh big objects (`big_expr`, of
+ * big), many times, each keeping nothing (support.h, tu_assert_nothing_kept). */
+static void assert_clean_sweep(const char *what, const char *scenario, const char *arg_expr,
+                               const char *big_expr)
 {
     po_sweep_out_t s;
     tu_sweep(scenario, arg_expr, &s);
@@ -26,6 +29,10 @@ static void assert_clean_sweep(const char *what, const char *scenario, const cha
     ck_assert_msg(s.refs_left == 0, "%s: %ld reference(s) left behind over %d runs, each with "
                   "one allocation failing%s", what, (long)s.refs_left, s.runs / 2, first);
     ck_assert_msg(s.failed_runs > 0, "%s: no allocation of it ever failed", what);
+    char fn[PO_CODE_MAX], name[200];
+    snprintf(fn, sizeof fn, "lambda big: sweep('%s', %s)", scenario, big_expr);
+    snprintf(name, sizeof name, "%s, each allocation failing in turn", what);
+    tu_assert_nothing_kept(name, fn);
 }
 
 /* The TensorBuf scenario also checks that a resize failing with MemoryError left its object
@@ -34,7 +41,9 @@ MM_TEST(test_alloc_failures_tensorbuf)
 {
     tu_assert_counted("harness.mortal_ints(3, 4, 5, 6)");
     assert_clean_sweep("TensorBuf, resize, transpose", "tensorbuf_life",
-                       "(harness.mortal_ints(3, 4), 'f')");
+                       "(harness.mortal_ints(3, 4), 'f')",
+                       "(harness.padded(harness.BigList, big, (512, 512)), "
+                       "harness.padded(harness.BigStr, big, 'f'))");
 }
 MM_END_TEST
 
@@ -42,7 +51,8 @@ MM_TEST(test_alloc_failures_group_by)
 {
     tu_run("items = list(harness.mortal_ints(*(i * 37 %% 13 for i in range(40))))\n");
     tu_assert_counted("items + [str(x) for x in items]");
-    assert_clean_sweep("group_by(40 ints in 13 groups, str)", "group_by", "(items, str)");
+    assert_clean_sweep("group_by(40 ints in 13 groups, str)", "group_by", "(items, str)",
+                       "([big(i % 3) for i in range(6)], lambda w: harness.BigKey(w, big))");
 }
 MM_END_TEST
 
@@ -51,7 +61,8 @@ MM_TEST(test_alloc_failures_batches)
     /* A list, not an iterator: each run iterates it afresh. */
     tu_run("items = list(harness.mortal_ints(*range(20)))\n");
     tu_assert_counted("items");
-    assert_clean_sweep("batches(20 items, 3), every batch taken", "batches_drain", "(items, 3)");
+    assert_clean_sweep("batches(20 items, 3), every batch taken", "batches_drain", "(items, 3)",
+                       "([[big(i)] for i in range(7)], 3)");
 }
 MM_END_TEST
 
@@ -64,6 +75,7 @@ MM_TEST(test_alloc_failures_collate)
           "kinds = [array.array('f', [i] * n) for i in range(6)]\n"
           "kinds += [pyobj.TensorBuf((n,)), memoryview(bytes(4 * n)).cast('f')]\n");
     tu_assert_counted("kinds");
-    assert_clean_sweep("collate(264 samples of 261 floats)", "collate", "kinds * 33");
+    assert_clean_sweep("collate(264 samples of 261 floats)", "collate", "kinds * 33",
+                       "[big(i) for i in range(4)] + [memoryview(big(5))]");
 }
 MM_END_TEST

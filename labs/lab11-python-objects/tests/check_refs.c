@@ -3,9 +3,13 @@
  * Every object a case hands your code is made at run time (tu_assert_counted): Python 3.12+ does
  * not count references to immortal objects (small ints, None, literals' strings: PEP 683), so a
  * reference leaked to one of those would go unseen. The cases run in your process; what they
- * left behind is counted there (serve/counting.c). What group_by, batches and collate return for
- * inputs drawn from the test's seed, and which exception a case raises, come back as values the
- * harness compares with its own answers. */
+ * left behind is counted there (serve/counting.c), which is that process's word, so it can only
+ * fail a test: what passes one is the kernel's count. Each case runs again many times on fresh
+ * objects of 64 KiB (tu_assert_nothing_kept), and the harness reads your process's resident
+ * memory from /proc: a reference leaked to one of them, or to anything that holds one, keeps
+ * memory no code in your process can hide without giving it back. What group_by, batches and
+ * collate return for inputs drawn from the test's seed, and which exception a case raises, come
+ * back as values the harness compares with its own answers. */
 #include <stdio.h>
 #include "support.h"
 
@@ -30,6 +34,29 @@ static void assert_no_refs_left(const case_t *cases, size_t n)
         static const case_t cases_[] = { __VA_ARGS__ }; \
         assert_no_refs_left(cases_, sizeof cases_ / sizeof cases_[0]); \
     } while (0)
+
+/* The same paths on fresh big objects: a callable of `big` (support.h, tu_kept_kib). */
+typedef struct {
+    const char *name, *fn;
+} big_case_t;
+
+static void assert_nothing_kept(const big_case_t *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        tu_assert_nothing_kept(cases[i].name, cases[i].fn);
+}
+#define NOTHING_KEPT(...) do { \
+        static const big_case_t cases_[] = { __VA_ARGS__ }; \
+        assert_nothing_kept(cases_, sizeof cases_ / sizeof cases_[0]); \
+    } while (0)
+
+/* A key function made for each call, holding a big() (its default), that gives each item a
+ * harness.BigKey: equal for items of the same first byte, each holding a big() of its own. */
+#define BIG_KEY "lambda w, pad=big(7): harness.BigKey(w, big)"
+
+/* Floats in a TensorBuf a case makes: 256 KiB, written, so a leaked one shows past the heap's
+ * free space (64 calls: 16 MiB). */
+#define BIG_TB_FLOATS 65536
 
 /* Appends "[v[0], ..., v[n - 1]]". */
 static void cat_list(tu_text_t *t, const long *v, long n)
@@ -116,6 +143,19 @@ MM_TEST(test_group_by_refcounts)
         { "bad arguments",
           "lambda: pyobj.group_by(words)",
           "TypeError" });
+    tu_run("def big_gen(big):\n"
+           "    yield big(1)\n"
+           "    yield big(2)\n"
+           "    raise KeyError(big(3))\n");
+    NOTHING_KEPT({ "grouped", "lambda big: pyobj.group_by([big(i % 3) for i in range(6)], "
+                   BIG_KEY ")" },
+        { "key raises", "lambda big: pyobj.group_by([big(1), big(2)], "
+          "lambda w, pad=big(7): pad[len(w) // (w[0] - w[0])])" },
+        { "unhashable key", "lambda big: pyobj.group_by([big(1), big(2)], "
+          "lambda w, pad=big(7): [w, pad])" },
+        { "iteration raises", "lambda big: pyobj.group_by(big_gen(big), " BIG_KEY ")" },
+        { "not iterable", "lambda big: pyobj.group_by(lambda pad=big(1): pad, " BIG_KEY ")" },
+        { "bad arguments", "lambda big: pyobj.group_by([big(1)])" });
 }
 MM_END_TEST
 
@@ -193,6 +233,23 @@ MM_TEST(test_batches_refcounts)
         { "a cycle through the iterator (the GC must see it)",
           "cycle",
           "" });
+    tu_run("def big_source(pad, big, n, fail_at=None):\n"
+           "    for i in range(n):\n"
+           "        if i == fail_at:\n"
+           "            raise IndexError(big(9))\n"
+           "        yield [big(i)]\n"
+           "def big_cycle(big):\n"
+           "    box = [big(1)]\n"
+           "    b = pyobj.batches(box, 2)\n"
+           "    box.append(b)\n");
+    NOTHING_KEPT({ "all batches",
+          "lambda big: list(pyobj.batches(big_source(big(8), big, 10), 3))" },
+        { "drop last", "lambda big: list(pyobj.batches(big_source(big(8), big, 10), 3, True))" },
+        { "dropped early", "lambda big: next(pyobj.batches(big_source(big(8), big, 10), 4))" },
+        { "source raises mid-batch",
+          "lambda big: list(pyobj.batches(big_source(big(8), big, 10, 5), 3))" },
+        { "n < 1", "lambda big: pyobj.batches(big_source(big(8), big, 3), 0)" },
+        { "a cycle through the iterator (the GC must see it)", "big_cycle" });
 }
 MM_END_TEST
 
@@ -309,6 +366,20 @@ MM_TEST(test_collate_refcounts)
         { "not a list",
           "lambda: pyobj.collate(iter(xs))",
           "TypeError" });
+    tu_run("def big_tb(big, tag, fmt='f'):\n"
+           "    t = pyobj.TensorBuf((%d,), fmt)\n"
+           "    np.asarray(t)[...] = tag\n"
+           "    return t\n", BIG_TB_FLOATS);
+    NOTHING_KEPT({ "bytes samples", "lambda big: pyobj.collate([big(i) for i in range(4)])" },
+        { "many samples", "lambda big: pyobj.collate([big(1)] * 20)" },
+        { "TensorBuf samples", "lambda big: pyobj.collate((big_tb(big, 1), big_tb(big, 2)))" },
+        { "bytes and memoryviews", "lambda big: pyobj.collate([big(1), memoryview(big(2))])" },
+        { "a shape differs", "lambda big: pyobj.collate([big(1), big(2), big(3)[:100]])" },
+        { "a format differs", "lambda big: pyobj.collate([big_tb(big, 1), big_tb(big, 2, 'i')])" },
+        { "a strided sample",
+          "lambda big: pyobj.collate([big(1)[:32768], memoryview(big(2))[::2]])" },
+        { "not a buffer", "lambda big: pyobj.collate([big(1), lambda pad=big(2): pad])" },
+        { "not a list", "lambda big: pyobj.collate(iter([big(1), big(2)]))" });
 }
 MM_END_TEST
 
@@ -344,5 +415,26 @@ MM_TEST(test_tensorbuf_refcounts)
         { "bad resize",
           "lambda: pyobj.TensorBuf(shape(2)).resize(list(shape(-1)))",
           "ValueError" });
+    /* TensorBufs of 256 KiB, written through (their bytes are the heap's, not a big()'s). */
+    tu_run("def big_life(big):\n"
+           "    t = pyobj.TensorBuf((%d,), 'f')\n"
+           "    np.asarray(t)[...] = 1\n"
+           "    m, v = memoryview(t), t.transpose()\n"
+           "    b = memoryview(v)[1:3]\n"
+           "    del m, v, b\n"
+           "    t.resize((%d,))\n"
+           "    np.asarray(t)[...] = 2\n"
+           "    return t\n"
+           "def big_exported(big):\n"
+           "    t = pyobj.TensorBuf((%d,), 'f')\n"
+           "    np.asarray(t)[...] = 1\n"
+           "    m = memoryview(t)\n"
+           "    t.resize((2,))\n", BIG_TB_FLOATS, 2 * BIG_TB_FLOATS, BIG_TB_FLOATS);
+    NOTHING_KEPT({ "made, exported, viewed, resized, freed", "big_life" },
+        { "resize refused", "big_exported" },
+        { "bad shape", "lambda big: pyobj.TensorBuf((2, lambda pad=big(1): pad))" },
+        { "bad format",
+          "lambda big: pyobj.TensorBuf((2,), harness.padded(harness.BigStr, big, 'z'))" },
+        { "bad resize", "lambda big: pyobj.TensorBuf((2,)).resize([2, -1, big(1)])" });
 }
 MM_END_TEST

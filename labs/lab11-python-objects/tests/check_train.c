@@ -1,12 +1,64 @@
 /* Lab 11 tests, part C: your src/train_loop.py still trains, and leaves nothing behind: no loss
  * holding its graph, no Tensor kept by a global, no staging buffer left open, and memory flat
- * over 200 steps (tracemalloc). The measurements are the provided py/harness.py's, run in your
- * process with your train_loop; the harness checks the numbers they answer. */
+ * over 200 steps (tracemalloc). Those measurements are the provided py/harness.py's, run in your
+ * process with your train_loop: that process's word, so they can only fail a test. What passes
+ * one is memory as the kernel counts it, read by the harness from /proc (support.h): what train()
+ * keeps after it returned, and what its result holds per step. */
 #include <stdio.h>
 #include "support.h"
 
 /* Bytes per step that tracemalloc may see kept (a float per step in a list, and noise). */
 #define MAX_GROWTH_PER_STEP 512
+
+/* Seen from outside: train(KEPT_STEPS) run KEPT_RUNS times after one to settle, each result
+ * dropped; a step's graph is about 100 KiB and a Stager's mapping 8 KiB, so what a leak keeps
+ * is 1 MiB or more, far above what may stay. */
+#define KEPT_STEPS 40
+#define KEPT_CASE "lambda big: train_loop.train(40, seed=11)"
+#define KEPT_RUNS 4
+#define KEPT_MAX_KIB 256
+/* What a result may hold per step beyond what train() keeps: a float and its list slot, and
+ * the heap's noise (a step's graph is about 100 KiB). */
+#define HELD_MAX_PER_STEP 8192
+
+/* KiB your process kept over KEPT_RUNS runs of train(), their results dropped. */
+static long kept_by_train(void)
+{
+    return tu_kept_kib(KEPT_CASE, KEPT_RUNS);
+}
+
+static void assert_train_keeps_nothing(void)
+{
+    if (!tu_memory_shows())
+        return;
+    long kib = kept_by_train();
+    ck_assert_msg(kib <= KEPT_MAX_KIB, "%d runs of train(%d), their results dropped, kept %ld KiB "
+                  "of your process's memory (read from /proc; at most %d KiB may stay): "
+                  "something global still holds each step's Tensors or Stagers", KEPT_RUNS,
+                  KEPT_STEPS, kib, KEPT_MAX_KIB);
+}
+
+/* Bytes per step that train()'s result holds, less what train() keeps after it returns: the
+ * resident memory with the result of train(50) held, against train(10)'s. */
+static long held_per_step(void)
+{
+    long kept = kept_by_train();
+    tu_rss_delta_kib("lambda big: train_loop.train(10, seed=11)", 1, 1);
+    long grew = tu_rss_delta_kib("lambda big: train_loop.train(50, seed=11)", 1, 1);
+    tu_rss_delta_kib("lambda big: None", 1, 0); /* drops the result held */
+    long steps = 40, per_run = kept / KEPT_RUNS;
+    return (grew - per_run) * 1024 / steps;
+}
+
+static void assert_result_holds_little(void)
+{
+    if (!tu_memory_shows())
+        return;
+    long b = held_per_step();
+    ck_assert_msg(b <= HELD_MAX_PER_STEP, "train()'s result holds %ld bytes of your process's "
+                  "memory per step (read from /proc; at most %d): each loss it keeps holds its "
+                  "step's graph", b, HELD_MAX_PER_STEP);
+}
 
 MM_TEST(test_train_losses_are_floats)
 {
@@ -14,6 +66,7 @@ MM_TEST(test_train_losses_are_floats)
     long n = tu_long("harness.losses_hold_graphs(train_loop)");
     ck_assert_msg(n == 0, "%ld of the 20 losses train() returned are not floats: each keeps its "
                   "step's whole graph alive", n);
+    assert_result_holds_little();
 }
 MM_END_TEST
 
@@ -23,6 +76,7 @@ MM_TEST(test_train_leaves_no_tensors)
     long tensors = tu_long("harness.survivors(train_loop)[0]");
     ck_assert_msg(tensors == 0, "%ld Tensors outlive train() and its result (after gc.collect()): "
                   "something global still refers to them", tensors);
+    assert_train_keeps_nothing();
 }
 MM_END_TEST
 
@@ -32,6 +86,7 @@ MM_TEST(test_train_closes_stagers)
     long stagers = tu_long("harness.survivors(train_loop)[1]");
     ck_assert_msg(stagers == 0, "%ld Stagers of 20 steps are still open after train() and "
                   "gc.collect(): their buffers are never given back", stagers);
+    assert_train_keeps_nothing();
 }
 MM_END_TEST
 
@@ -47,5 +102,7 @@ MM_TEST(test_train_memory_flat)
     ck_assert_msg(grown <= MAX_GROWTH_PER_STEP * steps, "memory grew by %ld bytes over %ld steps "
                   "(%ld per step; at most %d allowed)", grown, steps, grown / steps,
                   MAX_GROWTH_PER_STEP);
+    assert_train_keeps_nothing();
+    assert_result_holds_little();
 }
 MM_END_TEST

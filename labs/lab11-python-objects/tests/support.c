@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include "mm_call.h"
+#include "mm_proc.h"
 #include "support.h"
 
 /* Fails the test when a workload answered an error of the boundary's or the interpreter's
@@ -268,4 +269,85 @@ void tu_load_train_loop(void)
     char why[PO_TEXT_MAX];
     tu_eval("harness.learns(train_loop)", why, sizeof why);
     ck_assert_msg(!why[0], "%s", why);
+}
+
+/* ---- memory as the kernel counts it ------------------------------------------------------ */
+
+/* Your process's RssAnon (/proc/<pid>/status), in KiB. */
+static long rss_anon_kib(void)
+{
+    FILE *f = mm_proc_fopen(mm_student_pid(), "status");
+    MM_CHECK(f, "cannot read /proc/<your process>/status: %s", strerror(errno));
+    char line[256];
+    long kib = -1;
+    while (kib < 0 && fgets(line, sizeof line, f))
+        if (sscanf(line, "RssAnon: %ld kB", &kib) != 1)
+            kib = -1;
+    fclose(f);
+    MM_CHECK(kib >= 0, "/proc/<your process>/status has no RssAnon line");
+    return kib;
+}
+
+/* The repeat workload; fails the test on an error of the boundary's. */
+static void repeat(const char *expr, int reps, int hold)
+{
+    static po_repeat_in_t req;
+    char text[PO_TEXT_MAX] = "";
+    ck_assert_msg(strlen(expr) < sizeof req.code, "repeat: expression too long");
+    req.reps = reps;
+    req.hold = hold;
+    snprintf(req.code, sizeof req.code, "%s", expr);
+    int rc = mm_call_work("repeat", &req, sizeof req, text, sizeof text);
+    text[sizeof text - 1] = 0;
+    assert_served("repeat", rc, text);
+    ck_assert_msg(rc == 0, "%s raised %s", expr, text);
+}
+
+long tu_rss_delta_kib(const char *expr, int reps, int hold)
+{
+    long before = rss_anon_kib();
+    repeat(expr, reps, hold);
+    return rss_anon_kib() - before;
+}
+
+int tu_memory_shows(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return 0; /* freed memory waits in AddressSanitizer's quarantine: the count would show it */
+#else
+    static int state; /* 1: it shows; -1: it does not (the test is marked skipped); 0: not known */
+    enum { N = 32 };
+    if (state)
+        return state > 0;
+    repeat("lambda big: None", 1, 0); /* the heap's free pages given back first */
+    long held = tu_rss_delta_kib("lambda big: big(1)", N, 1);
+    repeat("lambda big: None", 1, 0); /* gives them back */
+    state = held >= N * (PO_BIG_BYTES >> 10) * 3 / 4 ? 1 : -1;
+    if (state < 0)
+        mm_test_skip("holding %d KiB grew your process's RssAnon by only %ld KiB: this kernel "
+                     "cannot show a leak's memory", N * (PO_BIG_BYTES >> 10), held);
+    return state > 0;
+#endif
+}
+
+long tu_kept_kib(const char *expr, int reps)
+{
+    repeat(expr, reps / 4 > 0 ? reps / 4 : 1, 0);
+    return tu_rss_delta_kib(expr, reps, 0);
+}
+
+/* Calls per case, and what they may keep: a leak keeps at least 64 KiB a call (4 MiB in all);
+ * the heap's own growth, settled, is far less. */
+#define KEPT_REPS 64
+#define KEPT_MAX_KIB 1024
+
+void tu_assert_nothing_kept(const char *what, const char *expr)
+{
+    if (!tu_memory_shows())
+        return;
+    long kib = tu_kept_kib(expr, KEPT_REPS);
+    ck_assert_msg(kib <= KEPT_MAX_KIB, "%s: %d calls on new objects kept %ld KiB of your "
+                  "process's memory (read from /proc: at most %d KiB may stay): a reference "
+                  "to them, or to what holds them, is never given back", what, KEPT_REPS, kib,
+                  KEPT_MAX_KIB);
 }

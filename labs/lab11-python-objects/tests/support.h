@@ -78,6 +78,29 @@ void tu_getbuffer(const char *name, int flags, po_getbuffer_out_t *out);
  * the scenario runs once per allocation it makes, with that allocation failing, twice over. */
 void tu_sweep(const char *scenario, const char *arg_expr, po_sweep_out_t *out);
 
+/* What the kernel sees of a leak, read by the harness from /proc (your process cannot change
+ * it without freeing the memory). 1 when this process's memory shows it: 32 big() held must grow
+ * its resident memory by 3/4 of their size, else 0 and the test is marked skipped with the reason
+ * (a skip mark wins over what the test does next; checked once per test); 0 in an
+ * AddressSanitizer build (test_native's check of the reference, never
+ * graded), whose quarantine keeps freed memory, so the checks below are not made there. */
+int tu_memory_shows(void);
+
+/* The callable `expr`, of one argument `big` (po_serve.h's repeat: big(tag) maps 64 KiB of its
+ * own), is called reps / 4 times to settle, then `reps` times, every result dropped; the answer
+ * is the growth of your process's resident anonymous memory (RssAnon) over those reps, in KiB.
+ * A case whose objects each hold a big(), or hold 256 KiB or more of their own, keeps at least
+ * 64 KiB a call for any reference leaked to one of them or to what holds one. */
+long tu_kept_kib(const char *expr, int reps);
+
+/* Fails the test when the case `expr` (as tu_kept_kib's) keeps memory: `what` names it. Does
+ * nothing where tu_memory_shows() is 0. */
+void tu_assert_nothing_kept(const char *what, const char *expr);
+
+/* KiB by which your process's resident anonymous memory grew while the callable `expr` of one
+ * argument (big) ran `reps` times, each result kept (hold) or dropped. */
+long tu_rss_delta_kib(const char *expr, int reps, int hold);
+
 /* Imports your src/train_loop.py as train_loop in the namespace, and checks that it still
  * trains as its docstring says (harness.learns). */
 void tu_load_train_loop(void);
