@@ -32,6 +32,9 @@ STALL_MARGIN_S = 10.0
 STALLED = "did not run: the test program stopped making progress"
 EXITED_EARLY = ("the test stopped before its end without failing (something called exit() or "
                 "_exit()); Check counts that as a pass, the grader does not")
+# A test worth no points (lab.toml's points = 0) is run and shown, as a metric worth none is: a
+# check whose evidence the harness cannot verify itself (the student's process's own word).
+NO_POINTS = "shown, worth no points"
 
 
 def timeout_multiplier() -> float:
@@ -99,7 +102,8 @@ def _item(lab: Lab, t, xml: dict, done: dict[str, seal.Mark], whole: sandbox.Run
     """Test t's item: skipped on its MM_SKIP record, passed on its sealed completion record and
     Check's success, else failed with Check's message (report.shown_output withholds a hidden
     test's from students; staff.json keeps it for the course staff) or, with a Cause, the
-    grader's words on how it ended (no result, or no completion record)."""
+    grader's words on how it ended (no result, or no completion record). A test worth no points
+    says so (NO_POINTS) in its output, as a metric worth none does."""
     item = Item(lab.id, "test", t.name, t.points)
     mark = done.get(t.name)
     if mark is not None and mark.skipped:
@@ -114,6 +118,9 @@ def _item(lab: Lab, t, xml: dict, done: dict[str, seal.Mark], whole: sandbox.Run
             item.output, item.cause = EXITED_EARLY, Cause.EXITED_EARLY
         else:
             item.output = msg
+    if not t.points and item.status != SKIPPED:
+        item.output = (f"passed ({NO_POINTS})" if item.status == PASSED
+                       else f"{NO_POINTS}: {item.output}")
     return item
 
 

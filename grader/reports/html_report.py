@@ -362,11 +362,12 @@ def _total_row(lab_id: str, results: dict, items: list[Entry]) -> str:
 
 
 def _why(i: Entry, kind: str, previous: str | None) -> str:
-    """The last cell of an item's row: nothing for a passed test, a metric's result as text,
-    a failure's message in a <pre> (or "same as above" when it repeats the row before)."""
-    if kind == "test" and i.state == PASS:
+    """The last cell of an item's row: nothing for a passed test (but one worth no points,
+    whose output says so), a metric's result as text, a failure's message in a <pre> (or "same
+    as above" when it repeats the row before)."""
+    if kind == "test" and i.state == PASS and i.max_score:
         return ""
-    if kind == "metric" and i.state != FAIL:
+    if kind == "metric" and i.state != FAIL or kind == "test" and i.state == PASS:
         return e(i.message)
     if i.message == previous:
         return '<span class="muted">(the same message as above)</span>'

@@ -57,8 +57,8 @@ def item_line(i: Item) -> str:
     if i.kind == "test" and i.status == SKIPPED:  # the reason whole: it often ends with the fix
         why = textwrap.wrap(_first_line(shown_output(i), 1000), 92)
         return "\n        ".join([f"  {MARK[i.status]}  {i.name:<40} {pts:>9}".rstrip()] + why)
-    if i.kind == "test":
-        why = "" if i.status == PASSED else _first_line(shown_output(i), 200)
+    if i.kind == "test":  # a pass is silent, unless worth no points: its output says so
+        why = "" if i.status == PASSED and i.max_score else _first_line(shown_output(i), 200)
         return f"  {MARK[i.status]}  {i.name:<40} {pts:>9}  {why}".rstrip()
     why = textwrap.wrap(_first_line(i.output, 1000), 92, max_lines=4, placeholder=" ...")
     return "\n        ".join([f"  {MARK[i.status]}  {i.name:<40} {pts:>9}  {i.title}".rstrip()]

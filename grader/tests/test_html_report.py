@@ -41,6 +41,8 @@ RESULTS = {
            score=0, max_score=4, output=HOSTILE),
         _t("09", "test", "t_hidden", name="lab09 / t_hidden", score=0, max_score=3,
            output=hidden.WITHHELD),
+        _t("09", "test", "t_shown", name="lab09 / t_shown", score=0, max_score=0,
+           status="passed", output="passed (shown, worth no points)"),
         _t("09", "metric", "kv_waste_pct", "token slots reserved but unused",
            name="lab09 / performance: kv_waste_pct", score=8.5, max_score=11,
            output="5.2% (0 points at 20%, full at 4%; lower is better)\n"
@@ -114,6 +116,8 @@ def test_the_page_shows_totals_skips_apart_from_failures_and_the_hints():
     assert "token slots reserved but unused" in page and "PART" in page
     assert "2485" in page and "1024 blocks" in page           # the benchmark's info figures
     assert "t_extra (0 points)" in page                        # results.json's notes
+    assert "passed (shown, worth no points)" in text          # a test worth no points
+    assert text.count("passed") == 1, "a passed test worth points is silent"
 
 
 def test_a_hidden_test_shows_no_more_than_results_json(tmp_path):
@@ -227,7 +231,8 @@ def test_one_labs_page_takes_its_items_and_notes_by_their_lab_field():
     results = {**RESULTS, "tests": RESULTS["tests"] + [other],
                "extra_data": {**RESULTS["extra_data"], "notes": notes}}
     mine = html_report.only_lab(results, "09")
-    assert "t_elsewhere" not in json.dumps(mine["tests"]) and len(mine["tests"]) == 5
+    assert "t_elsewhere" not in json.dumps(mine["tests"])
+    assert len(mine["tests"]) == len(RESULTS["tests"])
     assert mine["extra_data"]["notes"] == notes[:1]
     assert mine["output"] == report.markdown("lab 09: mine\nand its second line")
     assert [t["name"] for t in html_report.only_lab(results, "03")["tests"]] == [other["name"]]

@@ -3,7 +3,8 @@ import json
 
 import pytest
 
-from grader.grading import bench, hw
+from grader.confinement import seal
+from grader.grading import bench, checkrun, hw
 from grader.rules import labs
 from grader.reports import report
 from grader.rules.results import FAILED, PASSED, SKIPPED, Item, Note
@@ -78,6 +79,22 @@ def test_a_metric_worth_no_points_is_shown_not_scored():
                               {"metrics": {"m": {"value": 2.0, "detail": "d"}}}, "")
     assert item.score == 0 and item.max_score == 0 and item.value == 2.0
     assert "2x (shown, worth no points; the goal is 1.1x or less); d" == item.output
+
+
+def test_a_test_worth_no_points_is_shown_not_scored():
+    lab = labs.load("lab01-cache-lines")
+    t = labs.Test("t", 0)
+    done = {"t": seal.Mark()}
+    ok = checkrun._item(lab, t, {"t": ("success", "")}, done, None)
+    bad = checkrun._item(lab, t, {"t": ("failure", "p is not pinned (c.c:9)")}, done, None)
+    assert (ok.status, ok.score, ok.max_score) == (PASSED, 0, 0)
+    assert ok.output == "passed (shown, worth no points)"
+    assert bad.status == FAILED and bad.output == "shown, worth no points: p is not pinned (c.c:9)"
+    assert report.item_line(ok).endswith("0/0  passed (shown, worth no points)")
+    assert report.item_line(bad).endswith("0/0  shown, worth no points: p is not pinned (c.c:9)")
+    d = report.results_json([ok, bad], 1, [], True)
+    assert d["score"] == 0 and d["extra_data"]["max_score"] == 0
+    assert [(e["max_score"], e["status"]) for e in d["tests"]] == [(0, "passed"), (0, "failed")]
 
 
 def test_hardware_needs():

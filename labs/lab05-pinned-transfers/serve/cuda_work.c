@@ -1,7 +1,8 @@
 /* Lab 05, the student's process: questions for the CUDA runtime that runs there (the tests'
  * probes of host memory, the emulated device's race report) and the benchmark's device sync.
  * Public lab code, not the student's: what it returns is checked by the harness against bytes it
- * wrote itself, or only decides a skip (lab05_serve.h). */
+ * wrote itself, only decides a skip, or only adds to a message or to a test worth no points
+ * (lab05_serve.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

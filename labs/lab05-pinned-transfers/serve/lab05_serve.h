@@ -2,7 +2,9 @@
  * bench/) both know. The student's code drives the CUDA runtime (a GPU or the emulated device)
  * in its own process, so what the tests must ask that runtime about memory of that process (is
  * it page-locked, does a copy to the device and back keep it) is asked there, by these
- * workloads; the harness compares the bytes that come back with what it wrote itself. */
+ * workloads; the harness compares the bytes that come back with what it wrote itself. What that
+ * runtime says of page-locking is this process's word: the tests that use it are worth no
+ * points (lab.toml). */
 #ifndef LAB05_SERVE_H
 #define LAB05_SERVE_H
 #include <stdint.h>
