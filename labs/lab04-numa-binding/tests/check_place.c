@@ -2,13 +2,14 @@
  * a test places is shared with your process, and touched there (by your code, or by the pages
  * workload on a CPU the test picks); each page is checked against move_pages(2) called here, on
  * this process's mapping of the same page. What nb_alloc_on_node maps is your process's own:
- * its pages are read from your process's /proc files (numa_maps.h). Written for any number of NUMA nodes: on a one-node
- * machine every placed page must be on node 0. What these tests hold on every kernel (README
- * §2.8): a page written is on the writer's node; shared memory (shmem) has no zero page, so a
- * page only read gets a page, and a node, of its own; a page never touched has none: a negative
- * status, -ENOENT for shmem on every kernel (private anonymous memory says -EFAULT up to Linux
- * 6.11, -ENOENT from 6.12; its read pages, the zero page, -EFAULT, or a node on a kernel without
- * a zero page). So a status is compared with move_pages' own here, never with a fixed errno. */
+ * its pages are read from your process's /proc files (numa_maps.h). Written for any number of
+ * NUMA nodes: on a one-node machine every placed page must be on node 0. What these tests hold
+ * on every kernel (README §2.8): a page written is on the writer's node; shared memory (shmem)
+ * has no zero page, so a page only read gets a page, and a node, of its own; a page never
+ * touched has none: a negative status, -ENOENT for shmem on every kernel (private anonymous
+ * memory says -EFAULT up to Linux 6.11, -ENOENT from 6.12; its read pages, the zero page,
+ * -EFAULT, or a node on a kernel without a zero page). So a status is compared with
+ * move_pages' own here, never with a fixed errno. */
 #include <errno.h>
 #include <numa.h>
 #include <stdint.h>

@@ -33,14 +33,16 @@ typedef struct {
 int nm_read(pid_t pid, const void *addr, size_t bytes, int node, nm_seen_t *out);
 
 /* How many pages of the range are proven on the node: on_node - around, or 0.
- * numa_maps counts a page mapped in a mapping once per page of the mapping's address range that
- * maps it, by the node of its page frame, and leaves out the shared zero page (a page only
- * read): so at most `around` of on_node lie outside the range, and at least on_node - around of
- * the range's own pages have a frame of their own on the node. When that is `pages`, every page
+ * For each page of a mapping's addresses that maps a page frame, numa_maps counts one page on
+ * that frame's node (a huge page counts as the pages it holds), and it leaves out the shared
+ * zero page (what a page only read maps): so at most `around` of on_node lie outside the range,
+ * and at least on_node - around of the range's own pages have a frame of their own there. When that is `pages`, every page
  * of the range is present, and on the node, at the moment numa_maps was read. It cannot tell
- * who touched a page, nor whether the mapping's policy will keep later pages there; and the
- * files are read one after the other from a process that may be running: a process whose own
- * threads remap memory meanwhile is caught only where maps and numa_maps disagree. */
+ * who touched a page, nor whether the mapping's policy will keep later pages there. And the
+ * files are read one after another, between calls, from a process that could still be running
+ * threads of its own: maps and numa_maps must agree on the mappings (they are read again when
+ * they do not), but pages moved or unmapped between the reads of numa_maps and pagemap could
+ * be misread. */
 size_t nm_proven(const nm_seen_t *s);
 
 #endif
