@@ -16,7 +16,7 @@ from grader.rules import labs, variants
 
 pytestmark = pytest.mark.slow
 
-LAB01, LAB06 = "lab01-cache-lines", "lab06-mmap-datasets"
+LAB01, LAB04, LAB06 = "lab01-cache-lines", "lab04-numa-binding", "lab06-mmap-datasets"
 HOSTILE = os.path.join(ROOT, "grader", "tests", "data", "hostile")
 ROOTED = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox uids)")
 SPLIT = [s for s in labs.slugs() if os.path.isfile(os.path.join(ROOT, "labs", s, "calls.toml"))]
@@ -42,9 +42,10 @@ def _tests_score(sub: str, out: str, env: dict | None = None, extra=()) -> float
     return sum(t["score"] for t in g.tests("01").values())
 
 
-def _transcript(sub: str, tag: str) -> str:
-    """The test program's transcript for lab 01 of `sub`, the student's own output included."""
-    lab = labs.load(LAB01)
+def _transcript(sub: str, tag: str, slug: str = LAB01) -> str:
+    """The test program's transcript for lab `slug` (01) of `sub`, the student's own output
+    included."""
+    lab = labs.load(slug)
     built = build.build(lab, sub, tag=tag)
     assert built.ok, build.first_errors(built.log)
     _, transcript, _ = checkrun.run_tests(lab, os.path.join(built.out_dir, "check_lab"),
@@ -191,6 +192,31 @@ def test_a_clock_patched_through_the_got_gains_nothing(tmp_path):
     built = build.build(lab, sub, tag="boundary-got")
     run = bench.run_once(lab, os.path.join(built.out_dir, "bench"), "boundary-got", series=False)
     assert "hostile: clock_gettime's slot patched" in run.stderr, run.stderr[-2000:]
+
+
+@pytest.mark.lab("04")
+def test_lab04_forged_placement_gains_nothing(tmp_path):
+    """Lab 04's reference with an nb_alloc_on_node that maps its memory but neither binds nor
+    touches it, and points its process's move_pages at a forgery that says every page is on the
+    node asked for (hostile/numa_forge.c): test_alloc_on_node reads where the pages are from the
+    process's /proc files, outside it, so the forgery scores nothing there, and says why; the
+    patch itself took (its line is in the student's output)."""
+    with open(os.path.join(HOSTILE, "numa_forge.c")) as f:
+        code = f.read()
+    sig = "int nb_alloc_on_node(hwloc_topology_t t, int node, size_t bytes, unsigned nthreads, "
+    placed = ("    int rc = bind_to_node(p, len, node);\n    if (rc == 0)\n"
+              "        rc = nb_touch_parallel(t, p, len, nthreads, touchers(t, n));")
+    forged = ("    int rc = hostile_forge(node); /* 0: neither bound nor touched */\n"
+              "    if (rc != 0 && (rc = bind_to_node(p, len, node)) == 0)\n"
+              "        rc = nb_touch_parallel(t, p, len, nthreads, touchers(t, n));")
+    sub = variants.make(LAB04, str(tmp_path / "sub"), [
+        {"file": "src/place.c", "old": sig, "new": code + sig},
+        {"file": "src/place.c", "old": placed, "new": forged}])
+    g = grade(sub, "04", str(tmp_path / "out"), env=SANDBOX_ENV, extra=["--parts", "tests"])
+    t = g.tests("04")["test_alloc_on_node"]
+    if t["status"] != "skipped":  # mbind refused here
+        assert t["score"] == 0 and "present (pagemap)" in t["output"], t
+    assert "hostile: move_pages' slot patched" in _transcript(sub, "boundary-numa", LAB04)
 
 
 @pytest.mark.lab("12")

@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "../serve/work04.h"
+#include "../tests/numa_maps.h"
 #include "bench04.h"
 #include "mm_call.h"
 #include "mm_timer.h"
@@ -211,26 +212,28 @@ static char *own_buffer(pair_t *c, int node)
     return NULL;
 }
 
-/* Your nb_alloc_on_node in your process, then where its pages went (the alloc_check workload:
- * that memory is your process's own). 0, or -1 with every metric failed, with the reason. */
+/* Your nb_alloc_on_node in your process, then where its pages went, read here from your
+ * process's /proc files (tests/numa_maps.h: that memory is your process's own). 0, or -1 with
+ * every metric failed, with the reason. */
 static int alloc_yours(pair_t *c)
 {
     void *p = NULL;
+    nm_seen_t s = { 0 };
     int rc = nb_alloc_on_node(c->yours, c->a, c->bytes, c->workers, &p);
-    nb_sv_alloc_in_t in = { (uintptr_t)p, c->bytes, c->a };
-    nb_sv_alloc_out_t got = { 0 };
-    if (rc == 0 && mm_call_work("alloc_check", &in, sizeof in, &got, sizeof got) == 0 &&
-        got.rc == 0 && got.pages && (double)got.on_node >= 0.9 * (double)got.pages) {
+    int read_rc = rc == 0 ? nm_read(mm_student_pid(), p, c->bytes, c->a, &s) : 0;
+    if (rc == 0 && read_rc == 0 && (double)nm_proven(&s) >= 0.9 * (double)s.pages) {
         c->mine = p;
         return 0;
     }
     if (rc != 0)
         mm_bench_fail_all(c->j, MACHINE, "nb_alloc_on_node(node %d, %zu MiB) failed: %s", c->a,
                           c->bytes >> 20, strerror(-rc));
+    else if (read_rc != 0)
+        mm_bench_fail_all(c->j, MACHINE, "cannot read where your process's pages are "
+                          "(/proc/<pid>/maps, numa_maps, pagemap): %s", strerror(-read_rc));
     else
-        mm_bench_fail_all(c->j, MACHINE, "nb_alloc_on_node(node %d): only %llu of %llu pages "
-                          "are on node %d", c->a, (unsigned long long)got.on_node,
-                          (unsigned long long)got.pages, c->a);
+        mm_bench_fail_all(c->j, MACHINE, "nb_alloc_on_node(node %d): %zu of %zu pages are "
+                          "on node %d (numa_maps)", c->a, nm_proven(&s), s.pages, c->a);
     nb_free(p, c->bytes);
     return -1;
 }

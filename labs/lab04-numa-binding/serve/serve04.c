@@ -5,7 +5,6 @@
  * the harness checks (placement in shared memory and thread affinity it checks itself). */
 #include <errno.h>
 #include <hwloc.h>
-#include <numaif.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -172,31 +171,6 @@ int serve_write_file(const void *in, size_t in_len, void *out, size_t out_len)
         return -errno;
     size_t put = fwrite(a->data, 1, a->len, f);
     return fclose(f) == 0 && put == a->len ? 0 : -EIO;
-}
-
-int serve_alloc_check(const void *in, size_t in_len, void *out, size_t out_len)
-{
-    nb_sv_alloc_in_t a;
-    nb_sv_alloc_out_t r = { 0 };
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    if (in_len != sizeof a || out_len != sizeof r)
-        return -EINVAL;
-    memcpy(&a, in, sizeof a);
-    const char *p = PTR(a.addr);
-    for (size_t off = 0; off < a.bytes; off += page, r.pages++) {
-        void *pg = (void *)(p + off);
-        int st = -1;
-        if (move_pages(0, 1, &pg, NULL, &st, 0) != 0) {
-            r.rc = -errno;
-            break;
-        }
-        r.on_node += st == a.node;
-        r.unplaced += st < 0;
-        r.nonzero += p[off] != 0;
-    }
-    r.nonzero += a.bytes && p[a.bytes - 1] != 0;
-    memcpy(out, &r, sizeof r);
-    return 0;
 }
 
 /* ---- the benchmark's side of "yours": your binding, the same kernels as the harness's ---- */

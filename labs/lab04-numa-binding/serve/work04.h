@@ -63,17 +63,6 @@ typedef struct {
     char data[];
 } nb_sv_file_in_t;
 
-/* alloc_check: where the pages of memory your nb_alloc_on_node gave are (move_pages in your
- * process: that memory is private to it), and whether it reads zero. */
-typedef struct {
-    uint64_t addr, bytes;
-    int32_t node;
-} nb_sv_alloc_in_t;
-typedef struct {
-    uint64_t pages, on_node, unplaced, nonzero;
-    int32_t rc; /* 0, or move_pages' -errno */
-} nb_sv_alloc_out_t;
-
 /* The benchmark's memory work. cycle: a pointer-chase cycle built in `buf` (seed); chase: the
  * serving thread binds itself with nb_bind_thread_to_node(topo, node) and takes `steps` steps
  * from `at`; team: `n` threads, each bound by nb_bind_thread(topo, where) (where 0:

@@ -1,13 +1,15 @@
 /* Lab 04 tests, part D: first touch, node-local allocation and the placement report. The memory
  * a test places is shared with your process, and touched there (by your code, or by the pages
  * workload on a CPU the test picks); each page is checked against move_pages(2) called here, on
- * this process's mapping of the same page. Written for any number of NUMA nodes: on a one-node
- * machine every placed page must be on node 0. What these tests hold on every kernel (README
- * §2.8): a page written is on the writer's node; shared memory (shmem) has no zero page, so a
- * page only read gets a page, and a node, of its own; a page never touched has none: a negative
- * status, -ENOENT for shmem on every kernel (private anonymous memory says -EFAULT up to Linux
- * 6.11, -ENOENT from 6.12; its read pages, the zero page, -EFAULT, or a node on a kernel without
- * a zero page). So a status is compared with move_pages' own here, never with a fixed errno. */
+ * this process's mapping of the same page. What nb_alloc_on_node maps is your process's own:
+ * its pages are read from your process's /proc files (numa_maps.h). Written for any number of
+ * NUMA nodes: on a one-node machine every placed page must be on node 0. What these tests hold
+ * on every kernel (README §2.8): a page written is on the writer's node; shared memory (shmem)
+ * has no zero page, so a page only read gets a page, and a node, of its own; a page never
+ * touched has none: a negative status, -ENOENT for shmem on every kernel (private anonymous
+ * memory says -EFAULT up to Linux 6.11, -ENOENT from 6.12; its read pages, the zero page,
+ * -EFAULT, or a node on a kernel without a zero page). So a status is compared with
+ * move_pages' own here, never with a fixed errno. */
 #include <errno.h>
 #include <numa.h>
 #include <stdint.h>
@@ -16,6 +18,7 @@
 #include "../serve/work04.h"
 #include "mm_call.h"
 #include "mm_check.h"
+#include "numa_maps.h"
 #include "place.h"
 #include "support.h"
 #include "topo.h"
@@ -169,25 +172,39 @@ MM_TEST(test_touch_parallel_bad_args)
 }
 MM_END_TEST
 
-/* The memory your nb_alloc_on_node gave is private to your process: where its pages are is
- * asked there (the alloc_check workload: move_pages, and a read of every page). */
+/* The memory your nb_alloc_on_node gave is private to your process, so where its pages are is
+ * read here from outside it, in the kernel's files about your process (numa_maps.h): every page
+ * of the range present (pagemap), and numa_maps' count of pages on the node, in the mappings
+ * that hold the range, less the present pages of those mappings outside it, at least the
+ * range's page count; that proves every page of the range has a page frame of its own on the
+ * node. Then its bytes, read through mm_peek (after, since a read faults absent pages in). */
 static void check_on_node(void *p, size_t bytes, int node)
 {
-    size_t n = (bytes + tu_page() - 1) / tu_page();
-    nb_sv_alloc_in_t in = { (uintptr_t)p, bytes, node };
-    nb_sv_alloc_out_t got;
-    ck_assert_int_eq(mm_call_work("alloc_check", &in, sizeof in, &got, sizeof got), 0);
-    ck_assert_msg(got.rc == 0, "move_pages failed: %s", strerror(-got.rc));
-    ck_assert_msg(got.pages == n && got.on_node == n, "nb_alloc_on_node(node %d, %zu bytes): "
-                  "%llu of %zu pages on node %d, %llu not placed", node, bytes,
-                  (unsigned long long)got.on_node, n, node, (unsigned long long)got.unplaced);
-    ck_assert_msg(got.nonzero == 0, "new memory must read zero (%llu pages do not)",
-                  (unsigned long long)got.nonzero);
+    nm_seen_t s;
+    int rc = nm_read(mm_student_pid(), p, bytes, node, &s);
+    ck_assert_msg(rc == 0, "cannot read where your process's pages are (/proc/<pid>/maps, "
+                  "numa_maps, pagemap): %s", strerror(-rc));
+    ck_assert_msg(s.present == s.pages, "nb_alloc_on_node(node %d, %zu bytes): %zu of %zu pages "
+                  "present (pagemap): every page must be touched before it returns", node, bytes,
+                  s.present, s.pages);
+    ck_assert_msg(nm_proven(&s) >= s.pages, "nb_alloc_on_node(node %d, %zu bytes): the mappings "
+                  "holding its %zu pages have %zu pages on node %d and %zu elsewhere "
+                  "(numa_maps), %zu present around the range: not every page is on node %d "
+                  "(a page only read is the shared zero page, on no node)", node, bytes, s.pages,
+                  s.on_node, node, s.elsewhere, s.around, node);
+    unsigned char *got = malloc(bytes);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_msg(mm_peek(p, got, bytes) == 0, "the %zu bytes at %p are not readable", bytes, p);
+    size_t nonzero = 0;
+    for (size_t i = 0; i < bytes; i++)
+        nonzero += got[i] != 0;
+    free(got);
+    ck_assert_msg(nonzero == 0, "new memory must read zero (%zu bytes do not)", nonzero);
 }
 
 MM_TEST(test_alloc_on_node)
 {
-    TU_NEED(TU_MBIND | TU_MOVE_PAGES);
+    TU_NEED(TU_MBIND);
     hwloc_topology_t t = tu_yours_system(), oracle = tu_system();
     mm_rng_t r = MM_RNG();
     for (hwloc_obj_t n = NULL; (n = hwloc_get_next_obj_by_type(oracle, HWLOC_OBJ_NUMANODE, n));) {
