@@ -10,7 +10,7 @@ cause.
 A submission written by someone who has read the grader forges what the student's process counts
 (sys.gettotalrefcount replaced by a constant, the part C measurements of the provided harness
 replaced): its leaks still cost it the tests that watch them, on the memory the harness reads from
-/proc."""
+/proc, and a train() that trains nothing fails the harness's replay of SGD."""
 import os
 import re
 import subprocess
@@ -89,6 +89,7 @@ FORGE_REFS_BATCHES = forge_refs(
     "PyObject *po_batches_new(PyTypeObject *type, PyObject *args, PyObject *kwds)\n{\n")
 FORGE_PART_C = {"file": "src/train_loop.py", "old": "import minigrad as mg\n",
                 "new": "import minigrad as mg\nimport harness\n"
+                       "harness.learns = lambda *a, **k: ''\n"
                        "harness.losses_hold_graphs = lambda *a, **k: 0\n"
                        "harness.survivors = lambda *a, **k: (0, 0)\n"
                        "harness.growth = lambda *a, **k: (0, 200)\n"}
@@ -101,6 +102,17 @@ LEAK_STAGERS = {"file": "src/train_loop.py",
                        "        stager.finalizer = __import__('weakref').finalize(stager,\n"
                        "                                                          stager.close)\n"
                        "        if True:\n"}
+# train() that trains nothing: made-up losses that fall, a log, a model as made.
+NO_TRAINING = {"file": "src/train_loop.py", "old": "def train(steps, seed=0, on_step=None):\n",
+               "new": "def train(steps, seed=0, on_step=None):\n"
+                      "    model = mg.MLP(D_IN, HIDDEN, np.random.default_rng(seed))\n"
+                      "    losses = [1.0 / (1 + s) for s in range(steps)]\n"
+                      "    for s, loss in enumerate(losses):\n"
+                      "        _LOG_HOOKS.append(lambda: 0.0)\n"
+                      "        if on_step is not None:\n"
+                      "            on_step(s, loss)\n"
+                      "    return {'losses': losses, 'model': model}\n\n\n"
+                      "def trained(steps, seed=0, on_step=None):\n"}
 KEPT = "of your process's memory (read from /proc"
 
 SWEEP_LEAK = "reference(s) left behind"
@@ -137,6 +149,8 @@ CASES = {
         "test_train_losses_are_floats": "train()'s result holds",
         "test_train_memory_flat": "train()'s result holds"}),
     "forged part C, stagers": ([FORGE_PART_C, LEAK_STAGERS], {t: KEPT for t in PART_C[1:]}),
+    "forged part C, no training": ([FORGE_PART_C, NO_TRAINING], {
+        t: "train(150) recorded" for t in PART_C}),
     "view keeps its export": ([VIEW_KEEPS_EXPORT], {
         "test_transpose_view": "each view's dealloc gives back the export of t it took",
         "test_tensorbuf_refcounts": "made, exported, viewed, resized, freed: raised BufferError"}),

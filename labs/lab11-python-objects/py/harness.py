@@ -1,10 +1,13 @@
-"""Lab 11 tests (provided), in Python: what a call raised, which of a test's inputs the
-interpreter counts references to, and what the part C tests measure of your train_loop. The C
-tests (tests/check_*.c) call these and compare what they return with what they expect."""
+"""Lab 11 tests (provided), in Python: which of a test's inputs the interpreter counts references
+to, objects that hold 64 KiB for the tests that watch memory, and what the part C tests measure
+of your train_loop. The C tests (tests/check_*.c) call these and compare what they return with
+what they expect, or replay it (tests/replay.c)."""
 import faulthandler
 import gc
 import sys
 import tracemalloc
+
+import numpy as np
 
 import minigrad as mg
 
@@ -13,16 +16,6 @@ import minigrad as mg
 faulthandler.enable()
 
 WARMUP_STEPS, MEASURED_STEPS = 40, 200
-
-
-def raised(fn):
-    """The name of the class of the exception fn() raised, or '' if it returned. The C test
-    compares it with the exception it expects."""
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 (what was raised is the answer)
-        return type(e).__name__
-    return ""
 
 
 def mortal_ints(*values):
@@ -115,6 +108,37 @@ def log_mismatch(train_loop, means):
                    f"{want!r}: each hook must give back its own step's value (a lambda binds " \
                    "the variable, not its value at the time)"
     return ""
+
+
+def trajectory(train_loop, steps):
+    """What train(steps, seed=11) did, as float32 bytes for the C tests to replay step by step
+    (tests/replay.h gives the layout): the model's parameters as made, each step's inputs and
+    targets as the model and mse saw them, each step's loss as on_step gave it and as the result
+    lists it, the last `steps` values of flush_log(), and the parameters at the end."""
+    seen_x, seen_y, first = [], [], []
+    init, call, mse = mg.MLP.__init__, mg.MLP.__call__, mg.mse
+
+    def recording_init(self, *args):
+        init(self, *args)
+        first.extend(p.data.copy() for p in self.params)
+
+    def recording_call(self, x):
+        seen_x.append(x.data.copy())
+        return call(self, x)
+
+    def recording_mse(pred, target):
+        seen_y.append(target.data.copy())
+        return mse(pred, target)
+    mg.MLP.__init__, mg.MLP.__call__, mg.mse = recording_init, recording_call, recording_mse
+    try:
+        result, seen = run(train_loop, steps)
+    finally:
+        mg.MLP.__init__, mg.MLP.__call__, mg.mse = init, call, mse
+    listed = [float(getattr(l, "data", l)) for l in result["losses"]]  # a Tensor's value too
+    parts = first + seen_x + seen_y + [[l for _, l in seen], listed,
+                                       train_loop.flush_log()[-steps:]]
+    parts += [p.data for p in result["model"].params]
+    return b"".join(np.asarray(p, np.float32).tobytes() for p in parts)
 
 
 def learns(train_loop, steps=150):

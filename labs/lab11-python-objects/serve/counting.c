@@ -130,7 +130,7 @@ int serve_getbuffer(const void *in, size_t in_len, void *out, size_t out_len)
     if (ans->rc < 0) {
         PyObject *type = PyErr_Occurred();
         snprintf(ans->raised, sizeof ans->raised, "%s",
-                 type ? ((PyTypeObject *)type)->tp_name : "");
+                 type ? po_builtin_exception(type) : "");
         PyErr_Clear();
     } else {
         describe_view(&b, ans);

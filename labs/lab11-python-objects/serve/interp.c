@@ -2,10 +2,11 @@
  * before any server is forked and before any confinement (an import maps code, which the
  * confinement refuses), and imports NumPy and the provided modules there; no student code runs
  * then (the student's object has no constructors; pyobj is only registered, not imported). Each
- * server, forked from the zygote, imports pyobj at its first request. Workloads `py` and
- * `train_loop` (calls.toml; requests in po_serve.h). Public lab code. */
+ * server, forked from the zygote, imports pyobj at its first request. Workloads `py`,
+ * `train_loop` and `trajectory` (calls.toml; requests in po_serve.h). Public lab code. */
 #include "interp.h"
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,48 @@ static int value_text(PyObject *value, char *text, size_t cap)
     return utf8 ? 0 : 1;
 }
 
+const char *po_builtin_exception(PyObject *type)
+{
+    static const struct {
+        PyObject **cls;
+        const char *name;
+    } known[] = {
+        { &PyExc_TypeError, "TypeError" }, { &PyExc_ValueError, "ValueError" },
+        { &PyExc_BufferError, "BufferError" }, { &PyExc_MemoryError, "MemoryError" },
+        { &PyExc_ZeroDivisionError, "ZeroDivisionError" }, { &PyExc_KeyError, "KeyError" },
+        { &PyExc_IndexError, "IndexError" }, { &PyExc_OverflowError, "OverflowError" },
+        { &PyExc_NotImplementedError, "NotImplementedError" },
+        { &PyExc_SystemError, "SystemError" }, { &PyExc_StopIteration, "StopIteration" },
+        { &PyExc_AttributeError, "AttributeError" }, { &PyExc_UnicodeError, "UnicodeError" },
+        { &PyExc_LookupError, "LookupError" }, { &PyExc_ArithmeticError, "ArithmeticError" },
+        { &PyExc_RuntimeError, "RuntimeError" }, { &PyExc_Exception, "Exception" },
+    };
+    PyObject *mro = type && PyType_Check(type) ? ((PyTypeObject *)type)->tp_mro : NULL;
+    for (Py_ssize_t i = 0; mro && PyTuple_Check(mro) && i < PyTuple_GET_SIZE(mro); i++)
+        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+            if (PyTuple_GET_ITEM(mro, i) == *known[k].cls)
+                return known[k].name;
+    return "BaseException";
+}
+
+/* The callable `code` evaluates to, called with no arguments: "" in text if it returned, else
+ * the built-in class of what it raised (po_builtin_exception). 0, or what po_eval answered. */
+static int call_raised(const char *code, char *text, size_t cap)
+{
+    int rc;
+    PyObject *fn = po_eval(code, text, cap, &rc);
+    if (!fn)
+        return rc;
+    PyObject *r = PyObject_CallNoArgs(fn);
+    text[0] = 0;
+    if (!r)
+        snprintf(text, cap, "%s", po_builtin_exception(PyErr_Occurred()));
+    PyErr_Clear();
+    Py_XDECREF(r);
+    Py_DECREF(fn);
+    return 0;
+}
+
 /* Workload "py" (po_py_in_t in, char[PO_TEXT_MAX] out): see po_serve.h. */
 int serve_py(const void *in, size_t in_len, void *out, size_t out_len)
 {
@@ -148,6 +191,8 @@ int serve_py(const void *in, size_t in_len, void *out, size_t out_len)
     memcpy(&req, in, sizeof req);
     req.code[sizeof req.code - 1] = 0;
     text[0] = 0;
+    if (req.eval == 2)
+        return call_raised(req.code, text, out_len);
     if (req.eval) {
         int rc;
         PyObject *r = po_eval(req.code, text, out_len, &rc);
@@ -187,6 +232,33 @@ int serve_train_loop(const void *in, size_t in_len, void *out, size_t out_len)
         return 1;
     }
     Py_DECREF(m);
+    return 0;
+}
+
+/* Workload "trajectory" (po_traj_in_t in, po_traj_out_t out): see po_serve.h. */
+int serve_trajectory(const void *in, size_t in_len, void *out, size_t out_len)
+{
+    po_traj_in_t req;
+    po_traj_out_t *ans = out;
+    if (in_len != sizeof req || out_len != sizeof *ans)
+        return -EINVAL;
+    memcpy(&req, in, sizeof req);
+    memset(ans, 0, sizeof *ans);
+    char code[96];
+    snprintf(code, sizeof code, "harness.trajectory(train_loop, %d)", (int)req.steps);
+    int rc;
+    PyObject *b = po_eval(code, ans->text, sizeof ans->text, &rc);
+    if (!b)
+        return rc;
+    if (!PyBytes_Check(b)) {
+        Py_DECREF(b);
+        snprintf(ans->text, sizeof ans->text, "harness.trajectory did not give bytes");
+        return 1;
+    }
+    ans->len = (int64_t)PyBytes_GET_SIZE(b);
+    if ((uint64_t)ans->len <= req.cap)
+        memcpy((void *)(uintptr_t)req.dst, PyBytes_AS_STRING(b), (size_t)ans->len);
+    Py_DECREF(b);
     return 0;
 }
 

@@ -17,6 +17,12 @@ const char *po_exception_text(char *text, size_t cap);
  * why there is no namespace) in text and *rc set to the workload's answer (1 or -ENOEXEC). */
 PyObject *po_eval(const char *code, char *text, size_t cap, int *rc);
 
+/* The name of the most derived of Python's built-in exception classes (TypeError, ValueError,
+ * BufferError, ...; "BaseException" when none) that `type` derives from. Read from the class's
+ * MRO against the interpreter's own class objects, so a class of any name counts as the
+ * built-in one it derives from. */
+const char *po_builtin_exception(PyObject *type);
+
 /* sweep(scenario, arg) as a Python function (serve/counting.c): a new reference, or NULL. */
 PyObject *po_sweep_function(void);
 

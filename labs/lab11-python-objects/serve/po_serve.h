@@ -15,14 +15,28 @@
  * interpreter (why, in the answer's text). */
 
 /* py: runs `code` in the test's namespace (made at the process's first request: pyobj, np, gc,
- * sys, tracemalloc, weakref, minigrad as mg, harness) as statements, or evaluates it as an
- * expression (eval != 0). Answer: char[PO_TEXT_MAX], str() of the value ("" for statements).
+ * sys, tracemalloc, weakref, minigrad as mg, harness) as statements (eval 0), or evaluates it as
+ * an expression (eval 1), or calls the callable it evaluates to (eval 2). Answer:
+ * char[PO_TEXT_MAX], str() of the value ("" for statements); for eval 2, "" if the call returned,
+ * else the built-in exception class of what it raised (interp.h, po_builtin_exception).
  * train_loop: imports the student's src/train_loop.py (embedded) as train_loop, in the
  * namespace. No request; answer: char[PO_TEXT_MAX]. */
 typedef struct {
     int32_t eval;
     char code[PO_CODE_MAX];
 } po_py_in_t;
+
+/* trajectory: harness.trajectory(train_loop, steps) (py/harness.py: what train(steps, seed=11)
+ * did, as float32 bytes) copied to dst, shared memory of cap bytes, when it fits; len is its
+ * size either way. The harness replays it (tests/replay.h). */
+typedef struct {
+    int32_t steps;
+    uint64_t dst, cap;
+} po_traj_in_t;
+typedef struct {
+    int64_t len;
+    char text[PO_TEXT_MAX];
+} po_traj_out_t;
 
 /* refs_left: the references one call of the callable `code` evaluates to leaves behind, as
  * support.h's tu_refs_left describes (warm-up, reps calls, the change of

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "mm_call.h"
 #include "mm_proc.h"
+#include "replay.h"
 #include "support.h"
 
 /* Fails the test when a workload answered an error of the boundary's or the interpreter's
@@ -102,13 +103,13 @@ static int raised_one_of(const char *got, const char *exc)
 
 void tu_expect_raises(const char *what, const char *exc, const char *fmt, ...)
 {
-    char fn[PO_CODE_MAX], call[PO_CODE_MAX + 32], got[PO_TEXT_MAX];
+    char fn[PO_CODE_MAX], call[PO_CODE_MAX], got[PO_TEXT_MAX];
     va_list ap;
     va_start(ap, fmt);
     format_code(fn, fmt, ap);
     va_end(ap);
-    snprintf(call, sizeof call, "harness.raised(%s)", fn);
-    if (py(1, call, got) != 0)
+    snprintf(call, sizeof call, "%s", fn);
+    if (py(2, call, got) != 0)
         ck_abort_msg("%s: %s", what ? what : fn, got);
     if (!exc[0])
         ck_assert_msg(!got[0], "%s: raised %s; expected it to return", what ? what : fn, got);
@@ -269,6 +270,7 @@ void tu_load_train_loop(void)
     char why[PO_TEXT_MAX];
     tu_eval("harness.learns(train_loop)", why, sizeof why);
     ck_assert_msg(!why[0], "%s", why);
+    tu_assert_train_replays(150);
 }
 
 /* ---- memory as the kernel counts it ------------------------------------------------------ */

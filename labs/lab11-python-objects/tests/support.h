@@ -24,8 +24,9 @@ void tu_expect(const char *want, const char *fmt, ...) __attribute__((format(pri
 
 /* Fails the test unless calling the callable printf(fmt, ...) raises `exc` (a class name or
  * several joined by '|', any of which will do; a built-in subclass of one counts) or, for exc
- * "", returns. What comes back is the name of the class raised (harness.raised); the harness
- * compares it. `what` starts the message (NULL: the callable's text). */
+ * "", returns. What comes back is the built-in exception class of what it raised, read in C
+ * against the interpreter's own classes (serve/interp.h); the harness compares it. `what`
+ * starts the message (NULL: the callable's text). */
 void tu_expect_raises(const char *what, const char *exc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -102,7 +103,8 @@ void tu_assert_nothing_kept(const char *what, const char *expr);
 long tu_rss_delta_kib(const char *expr, int reps, int hold);
 
 /* Imports your src/train_loop.py as train_loop in the namespace, and checks that it still
- * trains as its docstring says (harness.learns). */
+ * trains as its docstring says: harness.learns in your process (its word: it can only fail the
+ * test), then the harness's own replay of train(150) (replay.h). */
 void tu_load_train_loop(void);
 
 #endif
