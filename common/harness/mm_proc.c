@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/fsuid.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* open(path, flags) with uid and gid as this thread's file-system user. */
@@ -23,6 +24,31 @@ static int open_as(const char *path, int flags, uid_t uid, gid_t gid)
     return fd;
 }
 
+/* open(path, flags) with this thread's effective uid and gid set to uid and gid for the call:
+ * what the kernel asks of root without CAP_SYS_PTRACE when the process lives in a user namespace
+ * that uid made (bubblewrap's, as root in a container that drops the capability). The raw
+ * system calls change this thread alone (glibc's wrappers change every thread); root's real and
+ * saved uid take it back, and with it the capabilities. */
+static int open_as_owner(const char *path, int flags, uid_t uid, gid_t gid)
+{
+    gid_t old_gid = getegid();
+    if (syscall(SYS_setresgid, (gid_t)-1, gid, (gid_t)-1) != 0)
+        return -1;
+    if (syscall(SYS_setresuid, (uid_t)-1, uid, (uid_t)-1) != 0) {
+        int err = errno;
+        syscall(SYS_setresgid, (gid_t)-1, old_gid, (gid_t)-1);
+        errno = err;
+        return -1;
+    }
+    int fd = open(path, flags);
+    int err = errno;
+    if (syscall(SYS_setresuid, (uid_t)-1, (uid_t)0, (uid_t)-1) != 0 ||
+        syscall(SYS_setresgid, (gid_t)-1, old_gid, (gid_t)-1) != 0)
+        abort(); /* a harness that cannot become root again must not go on */
+    errno = err;
+    return fd;
+}
+
 int mm_proc_open(pid_t pid, const char *what, int flags)
 {
     char dir[32], path[96];
@@ -30,9 +56,12 @@ int mm_proc_open(pid_t pid, const char *what, int flags)
     snprintf(path, sizeof path, "%s/%s", dir, what);
     int fd = open(path, flags | O_CLOEXEC);
     struct stat st;
-    if (fd < 0 && (errno == EACCES || errno == EPERM) && geteuid() == 0 &&
-        stat(dir, &st) == 0 && st.st_uid != 0)
+    int refused = fd < 0 && (errno == EACCES || errno == EPERM) && geteuid() == 0 &&
+                  stat(dir, &st) == 0 && st.st_uid != 0;
+    if (refused)
         fd = open_as(path, flags | O_CLOEXEC, st.st_uid, st.st_gid);
+    if (refused && fd < 0 && (errno == EACCES || errno == EPERM))
+        fd = open_as_owner(path, flags | O_CLOEXEC, st.st_uid, st.st_gid);
     return fd >= 0 ? fd : -errno;
 }
 

@@ -10,8 +10,9 @@
 
 /* Opens /proc/<pid>/<what> with flags (O_CLOEXEC added). pid: the student's process, or one
  * it started. Refused (EACCES or EPERM) to a harness running as root, the open is made again
- * with the owner of /proc/<pid> as this thread's file-system user (setfsuid), for that open
- * alone. Returns a descriptor, or -errno. */
+ * with the owner of /proc/<pid> as this thread's file-system user (setfsuid), then, refused
+ * again (the process is in a user namespace that owner made, and root lacks CAP_SYS_PTRACE), as
+ * this thread's effective user; each for that open alone. Returns a descriptor, or -errno. */
 int mm_proc_open(pid_t pid, const char *what, int flags);
 
 /* mm_proc_open(pid, what, O_RDONLY) as a stream, or NULL (errno set). */
