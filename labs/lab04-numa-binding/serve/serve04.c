@@ -173,6 +173,19 @@ int serve_write_file(const void *in, size_t in_len, void *out, size_t out_len)
     return fclose(f) == 0 && put == a->len ? 0 : -EIO;
 }
 
+int serve_remove_file(const void *in, size_t in_len, void *out, size_t out_len)
+{
+    char name[64];
+    (void)out;
+    if (in_len == 0 || in_len > sizeof name || out_len != 0)
+        return -EINVAL;
+    memcpy(name, in, in_len);
+    name[in_len - 1] = 0;
+    if (!name[0] || strchr(name, '/'))
+        return -EINVAL;
+    return unlink(name) == 0 ? 0 : -errno;
+}
+
 /* ---- the benchmark's side of "yours": your binding, the same kernels as the harness's ---- */
 
 int serve_cycle(const void *in, size_t in_len, void *out, size_t out_len)

@@ -56,7 +56,8 @@ typedef struct {
 } nb_sv_worker_in_t;
 
 /* write_file: `len` bytes of data written to `name` in the student process's working folder;
- * out: the file's absolute path. */
+ * out: the file's absolute path (as that process sees it). remove_file: in, the name (a
+ * NUL-terminated string of at most 63 bytes, no '/'): that file removed again. */
 typedef struct {
     char name[64];
     uint64_t len;
