@@ -69,3 +69,31 @@ int serve_kv_tables(const void *in, size_t in_len, void *out, size_t out_len)
         o[k * row] = (uint32_t)kv_block_table(c, a.id[k], o + k * row + 1, a.cap);
     return 0;
 }
+
+/* What the model test checks after an operation, in one call (kv_serve.h, kv_state). */
+int serve_kv_state(const void *in, size_t in_len, void *out, size_t out_len)
+{
+    kv_state_in_t a;
+    if (in_len != sizeof a)
+        return -EINVAL;
+    memcpy(&a, in, sizeof a);
+    size_t refs = (size_t)a.nblocks * sizeof(int32_t);
+    size_t rows = (size_t)a.tables.n * ((size_t)a.tables.cap + 1) * sizeof(uint32_t);
+    size_t toks = (size_t)a.read_cap * sizeof(kv_token_t);
+    if (a.read_cap > KV_MAX_SEQ_LEN || out_len != sizeof(kv_state_head_t) + refs + rows + toks)
+        return -EINVAL;
+    kv_state_head_t h = { 0, 0, 0, { 0 } };
+    const kv_cache_t *c = (const kv_cache_t *)(uintptr_t)a.tables.cache;
+    char *o = out;
+    h.stats_rc = kv_get_stats(c, &h.stats);
+    kv_refs_in_t r = { a.tables.cache, a.nblocks, 0 };
+    int rc = serve_kv_refs(&r, sizeof r, o + sizeof h, refs);
+    if (rc == 0)
+        rc = serve_kv_tables(&a.tables, sizeof a.tables, o + sizeof h + refs, rows);
+    kv_token_t *t = (kv_token_t *)(void *)(o + sizeof h + refs + rows);
+    memset(t, 0xff, toks);
+    if (rc == 0 && a.read_id >= 0)
+        h.read_n = kv_read(c, a.read_id, t, a.read_cap);
+    memcpy(o, &h, sizeof h);
+    return rc;
+}

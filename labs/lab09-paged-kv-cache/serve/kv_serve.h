@@ -42,6 +42,22 @@ typedef struct {
     int32_t id[KV_TABLES_MAX];
 } kv_tables_in_t;
 
+/* kv_state: after each operation of the model test, what it checks, in one call: kv_get_stats,
+ * then the counts of blocks 0..nblocks-1 (as kv_refs), the block tables of tables.id (as
+ * kv_tables), and kv_read(cache, read_id, read_cap tokens) when read_id >= 0. out: a
+ * kv_state_head_t, then nblocks int32_t, then tables.n rows of 1 + tables.cap uint32_t, then
+ * read_cap kv_token_t. Returns 0, or -EINVAL. */
+typedef struct {
+    kv_tables_in_t tables;
+    uint32_t nblocks, read_cap;
+    int32_t read_id, pad;
+} kv_state_in_t;
+typedef struct {
+    int64_t read_n;          /* kv_read's result (0 when read_id < 0) */
+    int32_t stats_rc, pad;   /* kv_get_stats's result */
+    kv_stats_t stats;
+} kv_state_head_t;
+
 /* kv_replay: replays shipped trace `trace` (kv_trace_load) on a fresh cache of num_blocks blocks
  * of block_size tokens, prefix caching on, under a scheduler of max_seqs: one step after
  * another, submitting each request at its arrival step first, until the scheduler is idle.

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "mm_call.h"
+#include "../serve/kv_serve.h"
 #include "support.h"
 
 enum { SLOTS = 32, MAXLEN = 96, BS = 4, NBLOCKS = 160 };
@@ -19,33 +20,41 @@ typedef struct {
 
 enum { ROW = MAXLEN / BS + 2 }; /* a table's length, then its entries */
 
-/* Every live slot's block table, read at once (the kv_tables workload): rows[s][0] is its
- * length, rows[s][1..] its entries. */
-static void tables_of(const model_t *m, uint32_t rows[SLOTS][ROW])
+/* What the model checks after an operation, read in one call (the kv_state workload): the
+ * statistics, every block's count, every live slot's block table (rows[s][0] its length,
+ * rows[s][1..] its entries) and slot `read`'s tokens (read < 0: none). */
+typedef struct {
+    kv_state_head_t head;
+    int32_t refs[NBLOCKS];
+    uint32_t rows[SLOTS][ROW];
+    kv_token_t tok[MAXLEN];
+} state_t;
+
+static void state_of(const model_t *m, int read, state_t *st)
 {
-    kv_tables_in_t in = { (uint64_t)(uintptr_t)m->c, SLOTS, ROW - 1, { 0 } };
+    kv_state_in_t in = { { (uint64_t)(uintptr_t)m->c, SLOTS, ROW - 1, { 0 } }, NBLOCKS, MAXLEN,
+                         read >= 0 ? m->id[read] : -1, 0 };
     for (int s = 0; s < SLOTS; s++)
-        in.id[s] = m->id[s];
-    int rc = mm_call_work("kv_tables", &in, sizeof in, rows, sizeof(uint32_t[SLOTS][ROW]));
-    MM_CHECK(rc == 0, "the kv_tables workload returned %d", rc);
+        in.tables.id[s] = m->id[s];
+    int rc = mm_call_work("kv_state", &in, sizeof in, st, sizeof *st);
+    MM_CHECK(rc == 0, "the kv_state workload returned %d", rc);
+    MM_CHECK(st->head.stats_rc == 0, "kv_get_stats returned %d", st->head.stats_rc);
 }
 
 /* Every block's count is the number of tables holding it; a shared block sits at the same
- * logical index everywhere; the statistics add up. Returns the statistics. */
-static kv_stats_t check_all(const model_t *m, int op)
+ * logical index everywhere; the statistics add up. */
+static void check_all(const model_t *m, const state_t *now, int op)
 {
     static int refs[NBLOCKS], at[NBLOCKS];
     static uint32_t filled[NBLOCKS];
     uint64_t logical = 0, tokens = 0, slots_used = 0;
     uint32_t seqs = 0, used = 0, shared = 0;
-    static uint32_t rows[SLOTS][ROW];
     memset(refs, 0, sizeof refs);
-    tables_of(m, rows);
     for (int s = 0; s < SLOTS; s++) {
         if (m->id[s] < 0)
             continue;
-        const uint32_t *tab = rows[s] + 1;
-        int64_t n = (int32_t)rows[s][0];
+        const uint32_t *tab = now->rows[s] + 1;
+        int64_t n = (int32_t)now->rows[s][0];
         MM_CHECK(n == (m->len[s] + BS - 1) / BS, "op %d: seq %d has %lld blocks for %u tokens",
                  op, m->id[s], (long long)n, m->len[s]);
         for (int64_t i = 0; i < n; i++) {
@@ -61,16 +70,14 @@ static kv_stats_t check_all(const model_t *m, int op)
         tokens += m->len[s];
         seqs++;
     }
-    int32_t count[NBLOCKS];
-    block_refs(m->c, count, NBLOCKS);
     for (uint32_t b = 0; b < NBLOCKS; b++) {
-        MM_CHECK(count[b] == refs[b], "op %d: block %u has count %d, but %d tables hold it", op,
-                 b, count[b], refs[b]);
+        MM_CHECK(now->refs[b] == refs[b], "op %d: block %u has count %d, but %d tables hold it",
+                 op, b, now->refs[b], refs[b]);
         used += refs[b] > 0;
         shared += refs[b] > 1;
         slots_used += refs[b] > 0 ? filled[b] : 0;
     }
-    kv_stats_t st = stats_of(m->c);
+    const kv_stats_t st = now->head.stats;
     MM_CHECK(st.used_blocks == used && st.shared_blocks == shared &&
              st.free_blocks + st.cached_blocks + st.used_blocks == NBLOCKS &&
              st.logical_blocks == logical && st.tokens == tokens && st.seqs == seqs &&
@@ -83,18 +90,16 @@ static kv_stats_t check_all(const model_t *m, int op)
              (unsigned long long)st.logical_blocks, (unsigned long long)logical,
              (unsigned long long)st.tokens, (unsigned long long)tokens, st.seqs, seqs,
              (unsigned long long)st.slots_used, (unsigned long long)slots_used);
-    return st;
 }
 
-static void check_seq(const model_t *m, int s, int op)
+static void check_seq(const model_t *m, const state_t *now, int s, int op)
 {
-    kv_token_t got[MAXLEN];
-    int64_t n = kv_read(m->c, m->id[s], got, MAXLEN);
+    int64_t n = now->head.read_n;
     MM_CHECK(n == m->len[s], "op %d: seq %d has %lld tokens, the model %u", op, m->id[s],
              (long long)n, m->len[s]);
     for (uint32_t i = 0; i < m->len[s]; i++)
-        MM_CHECK(got[i] == m->tok[s][i], "op %d: seq %d reads %d at %u, the model %d", op,
-                 m->id[s], got[i], i, m->tok[s][i]);
+        MM_CHECK(now->tok[i] == m->tok[s][i], "op %d: seq %d reads %d at %u, the model %d", op,
+                 m->id[s], now->tok[i], i, m->tok[s][i]);
 }
 
 /* A prompt: one of 4 prefixes cut at a random length, then tokens from a small alphabet. */
@@ -149,7 +154,8 @@ static void run_model(mm_rng_t *r, kv_hash_pick_t h, int ops)
     for (int k = 0; k < 4; k++)
         for (int i = 0; i < 48; i++)
             m->prefix[k][i] = (kv_token_t)mm_rng_range(r, 0, 2);
-    kv_stats_t before = stats_of(m->c); /* then check_all's: the last call before each op */
+    static state_t now;
+    kv_stats_t before = stats_of(m->c); /* then each op's state's: the last before each op */
     for (int op = 0; op < ops; op++) {
         int s = (int)mm_rng_range(r, 0, SLOTS - 1), t = (int)mm_rng_range(r, 0, SLOTS - 1);
         int32_t was = m->id[s];
@@ -157,18 +163,19 @@ static void run_model(mm_rng_t *r, kv_hash_pick_t h, int ops)
         int rc = one_op(m, r, s, t, &call);
         MM_CHECK(rc == 0 || rc == -ENOMEM, "op %d: %s returned %d (%s), expected 0 or -ENOMEM",
                  op, call, rc, strerror(-rc));
+        state_of(m, m->id[s] >= 0 ? s : -1, &now);
         if (rc == -ENOMEM) {
-            kv_stats_t after = stats_of(m->c);
             char diff[400];
-            MM_CHECK(stats_equal(&before, &after), "op %d: %s failed with -ENOMEM but changed "
-                     "the statistics: %s", op, call, stats_diff(&before, &after, diff,
-                                                                sizeof diff));
+            MM_CHECK(stats_equal(&before, &now.head.stats), "op %d: %s failed with -ENOMEM but "
+                     "changed the statistics: %s", op, call,
+                     stats_diff(&before, &now.head.stats, diff, sizeof diff));
             MM_CHECK(m->id[s] == was, "op %d: %s failed with -ENOMEM but wrote the id %d",
                      op, call, m->id[s]);
         }
         if (m->id[s] >= 0)
-            check_seq(m, s, op);
-        before = check_all(m, op);
+            check_seq(m, &now, s, op);
+        check_all(m, &now, op);
+        before = now.head.stats;
     }
     kv_destroy(m->c);
     free(m);
