@@ -103,13 +103,12 @@ static int raised_one_of(const char *got, const char *exc)
 
 void tu_expect_raises(const char *what, const char *exc, const char *fmt, ...)
 {
-    char fn[PO_CODE_MAX], call[PO_CODE_MAX], got[PO_TEXT_MAX];
+    char fn[PO_CODE_MAX], got[PO_TEXT_MAX];
     va_list ap;
     va_start(ap, fmt);
     format_code(fn, fmt, ap);
     va_end(ap);
-    snprintf(call, sizeof call, "%s", fn);
-    if (py(2, call, got) != 0)
+    if (py(2, fn, got) != 0)
         ck_abort_msg("%s: %s", what ? what : fn, got);
     if (!exc[0])
         ck_assert_msg(!got[0], "%s: raised %s; expected it to return", what ? what : fn, got);

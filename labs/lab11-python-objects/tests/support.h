@@ -81,10 +81,10 @@ void tu_sweep(const char *scenario, const char *arg_expr, po_sweep_out_t *out);
 
 /* What the kernel sees of a leak, read by the harness from /proc (your process cannot change
  * it without freeing the memory). 1 when this process's memory shows it: 32 big() held must grow
- * its resident memory by 3/4 of their size, else 0 and the test is marked skipped with the reason
- * (a skip mark wins over what the test does next; checked once per test); 0 in an
- * AddressSanitizer build (test_native's check of the reference, never
- * graded), whose quarantine keeps freed memory, so the checks below are not made there. */
+ * its resident memory by 3/4 of their size, else 0 and the test is marked skipped with the
+ * reason (a skip mark wins over what the test does next; checked once per test). 0 in an
+ * AddressSanitizer build (test_native's check of the reference, never graded): its quarantine
+ * keeps freed memory, so the checks below are not made there. */
 int tu_memory_shows(void);
 
 /* The callable `expr`, of one argument `big` (po_serve.h's repeat: big(tag) maps 64 KiB of its
