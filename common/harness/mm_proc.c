@@ -3,6 +3,7 @@
 #include "mm_proc.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,22 @@ FILE *mm_proc_fopen(pid_t pid, const char *what)
     else if (!f)
         close(fd);
     return f;
+}
+
+long mm_proc_present(int pagemap_fd, uintptr_t first, size_t n)
+{
+    enum { CHUNK = 512 };
+    uint64_t e[CHUNK];
+    long count = 0;
+    for (size_t m; n > 0; first += m, n -= m) {
+        m = n < CHUNK ? n : CHUNK;
+        ssize_t got = pread(pagemap_fd, e, m * sizeof *e, (off_t)(first * sizeof *e));
+        if (got != (ssize_t)(m * sizeof *e))
+            return got < 0 ? -errno : -EIO;
+        for (size_t k = 0; k < m; k++)
+            count += (long)(e[k] >> 63);
+    }
+    return count;
 }
 
 int mm_proc_mkdtemp(pid_t pid, const char *prefix, char *name, size_t len, struct stat *owner)

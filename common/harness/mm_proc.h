@@ -4,6 +4,7 @@
  * dev container, Gradescope) has neither for the sandbox uid its student processes run as. */
 #ifndef MM_PROC_H
 #define MM_PROC_H
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -17,6 +18,11 @@ int mm_proc_open(pid_t pid, const char *what, int flags);
 
 /* mm_proc_open(pid, what, O_RDONLY) as a stream, or NULL (errno set). */
 FILE *mm_proc_fopen(pid_t pid, const char *what);
+
+/* How many of the n virtual pages from page number `first` are present (bit 63 of their
+ * entries), read from pagemap_fd, an open /proc/<pid>/pagemap. Returns the count, or -errno
+ * (-EIO for a short read). */
+long mm_proc_present(int pagemap_fd, uintptr_t first, size_t n);
 
 /* Makes a folder <prefix>XXXXXX (mkdtemp) in process pid's working folder, which must belong to
  * that process's user where the harness runs as root (-EPERM: the process left its run folder).

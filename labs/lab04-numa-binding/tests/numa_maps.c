@@ -103,23 +103,6 @@ static int count_nodes(pid_t pid, const spans_t *m, int node, size_t page, nm_se
     return rc;
 }
 
-/* Present pages (pagemap's bit 63) among the n pages from virtual page v, or -errno. */
-static long present_pages(int fd, uintptr_t v, size_t n)
-{
-    enum { CHUNK = 512 };
-    uint64_t e[CHUNK];
-    long count = 0;
-    for (size_t m; n > 0; v += m, n -= m) {
-        m = n < CHUNK ? n : CHUNK;
-        ssize_t got = pread(fd, e, m * sizeof *e, (off_t)(v * sizeof *e));
-        if (got != (ssize_t)(m * sizeof *e))
-            return got < 0 ? -errno : -EIO;
-        for (size_t k = 0; k < m; k++)
-            count += (long)(e[k] >> 63);
-    }
-    return count;
-}
-
 /* s->present for the pages [lo, hi), and s->around for the rest of the mappings m (up to
  * NM_AROUND_MAX pages read, the nearest first; the others counted as present). 0 or -errno. */
 static int count_present(pid_t pid, uintptr_t lo, uintptr_t hi, const spans_t *m, size_t page,
@@ -132,9 +115,9 @@ static int count_present(pid_t pid, uintptr_t lo, uintptr_t hi, const spans_t *m
     int fd = mm_proc_open(pid, "pagemap", O_RDONLY);
     if (fd < 0)
         return fd;
-    long in = present_pages(fd, lo / page, (hi - lo) / page);
-    long b = in < 0 ? in : present_pages(fd, lo / page - rb, rb);
-    long a = b < 0 ? b : present_pages(fd, hi / page, ra);
+    long in = mm_proc_present(fd, lo / page, (hi - lo) / page);
+    long b = in < 0 ? in : mm_proc_present(fd, lo / page - rb, rb);
+    long a = b < 0 ? b : mm_proc_present(fd, hi / page, ra);
     close(fd);
     if (a < 0)
         return (int)a;

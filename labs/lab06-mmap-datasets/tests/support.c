@@ -264,19 +264,13 @@ long long tu_rss(void)
 
 size_t tu_present(const void *p, size_t len)
 {
-    size_t page = tu_page(), n = 0;
+    size_t page = tu_page();
     uintptr_t lo = (uintptr_t)p / page, hi = ((uintptr_t)p + len + page - 1) / page;
     int fd = open_proc_fd("pagemap", O_RDONLY);
-    uint64_t e[512];
-    for (uintptr_t v = lo; v < hi; v += 512) {
-        size_t m = hi - v < 512 ? hi - v : 512;
-        MM_CHECK(pread(fd, e, m * 8, (off_t)(v * 8)) == (ssize_t)(m * 8),
-                 "cannot read /proc/<your process>/pagemap");
-        for (size_t k = 0; k < m; k++)
-            n += e[k] >> 63;
-    }
+    long n = mm_proc_present(fd, lo, hi - lo);
     close(fd);
-    return n;
+    MM_CHECK(n >= 0, "cannot read /proc/<your process>/pagemap: %s", strerror((int)-n));
+    return (size_t)n;
 }
 
 int tu_find_mapping(const void *p, uintptr_t *start, uintptr_t *end, uint64_t *offset,
