@@ -78,16 +78,21 @@ __attribute__((constructor)) static void start_interpreter(void)
     }
 }
 
-/* Makes the namespace: pyobj (your module), then the tests' imports. 0, or -1 (exception set). */
+/* Makes the namespace: pyobj (your module), sweep (serve/counting.c), then the tests' imports.
+ * 0, or -1 (exception set). */
 static int make_ns(void)
 {
-    PyObject *m = PyImport_ImportModule("pyobj");
-    if (!m)
+    PyObject *m = PyImport_ImportModule("pyobj"), *sweep = m ? po_sweep_function() : NULL;
+    if (!sweep) {
+        Py_XDECREF(m);
         return -1;
+    }
     ns = PyDict_New();
     int rc = ns && PyDict_SetItemString(ns, "pyobj", m) == 0 &&
+             PyDict_SetItemString(ns, "sweep", sweep) == 0 &&
              PyDict_SetItemString(ns, "__builtins__", PyEval_GetBuiltins()) == 0 ? 0 : -1;
     Py_DECREF(m);
+    Py_DECREF(sweep);
     PyObject *r = rc ? NULL : PyRun_String("import gc, sys, tracemalloc, weakref\n"
                                            "import numpy as np\nimport minigrad as mg\n"
                                            "import harness\n", Py_file_input, ns, ns);

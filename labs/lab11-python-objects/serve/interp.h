@@ -5,9 +5,9 @@
 #include <stddef.h>
 
 /* The test's namespace (borrowed), made at this process's first request: pyobj imported (which
- * runs your module's types' PyType_Ready, nothing of yours), np, gc, sys, tracemalloc, weakref,
- * minigrad as mg and harness. NULL, with why in text, when the interpreter did not start or the
- * namespace could not be made. */
+ * runs your module's types' PyType_Ready, nothing of yours), sweep (po_sweep_function), np, gc,
+ * sys, tracemalloc, weakref, minigrad as mg and harness. NULL, with why in text, when the
+ * interpreter did not start or the namespace could not be made. */
 PyObject *po_ns(char *text, size_t cap);
 
 /* The pending exception as "Type: message" in text (cleared); "no exception" when none. */

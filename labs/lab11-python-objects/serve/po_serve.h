@@ -14,9 +14,9 @@
  * when the interpreter could not start, -ENOSYS (counting workloads) when it is not the debug
  * interpreter (why, in the answer's text). */
 
-/* py: runs `code` in the test's namespace (made at the process's first request: pyobj, np, gc,
- * sys, tracemalloc, weakref, minigrad as mg, harness) as statements (eval 0), or evaluates it as
- * an expression (eval 1), or calls the callable it evaluates to (eval 2). Answer:
+/* py: runs `code` in the test's namespace (made at the process's first request: pyobj, sweep,
+ * np, gc, sys, tracemalloc, weakref, minigrad as mg, harness) as statements (eval 0), or
+ * evaluates it as an expression (eval 1), or calls the callable it evaluates to (eval 2). Answer:
  * char[PO_TEXT_MAX], str() of the value ("" for statements); for eval 2, "" if the call returned,
  * else the built-in exception class of what it raised (interp.h, po_builtin_exception).
  * train_loop: imports the student's src/train_loop.py (embedded) as train_loop, in the
@@ -92,12 +92,13 @@ typedef struct {
 } po_sweep_out_t;
 
 /* repeat: what the kernel sees of a leak. `code` evaluates to a callable of one argument, `big`:
- * big(tag) makes a new anonymous mmap.mmap of PO_BIG_BYTES bytes, every one of them `tag` (so its
- * pages are resident, and given back to the kernel when it is freed). The callable is called `reps` times with the collector on, each result dropped
- * and each exception cleared; then a full collection. The namespace then also has sweep(scenario,
- * arg): one allocation-failure sweep, as the sweep workload's, its findings dropped. With hold != 0 every result is kept
- * instead (until the next repeat): the harness's check that memory held shows. The harness reads
- * the process's resident memory from /proc around the calls; nothing this answers is counted.
+ * big(tag) makes a new anonymous mmap.mmap of PO_BIG_BYTES bytes, every one of them `tag` (so
+ * its pages are resident, and given back to the kernel when it is freed). The callable is
+ * called `reps` times with the collector on, each result dropped and each exception cleared;
+ * then a full collection. With hold != 0 every result is kept instead (until the next repeat):
+ * the harness's check that memory held shows. The namespace's sweep(scenario, arg) runs one
+ * allocation-failure sweep, as the sweep workload's, its findings dropped. The harness reads the
+ * process's resident memory from /proc around the calls; nothing this answers is counted.
  * Answer: char[PO_TEXT_MAX], the first exception raised ("Type: message") or "". */
 #define PO_BIG_BYTES (64 << 10)
 typedef struct {

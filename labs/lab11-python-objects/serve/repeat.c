@@ -71,11 +71,7 @@ int serve_repeat(const void *in, size_t in_len, void *out, size_t out_len)
     PyObject *fn = po_eval(req.code, text, out_len, &rc);
     if (!fn)
         return rc;
-    PyObject *bigf = PyCFunction_New(&big_def, NULL), *sweepf = po_sweep_function();
-    PyObject *d = po_ns(text, out_len); /* made by po_eval */
-    if (!sweepf || PyDict_SetItemString(d, "sweep", sweepf) < 0)
-        Py_CLEAR(bigf);
-    Py_XDECREF(sweepf);
+    PyObject *bigf = PyCFunction_New(&big_def, NULL);
     held = req.hold ? PyList_New(0) : NULL;
     if (!bigf || (req.hold && !held)) {
         po_exception_text(text, out_len);
