@@ -2,7 +2,7 @@
  * whole batch of inputs (millions of calls), split over threads, so that the tests can check all
  * 2^32 fp32 inputs without a call across the boundary per input. It only runs your functions.
  * The harness writes the inputs, or (sweeping all 2^32) names them by their index, made here in
- * this thread's cache; the outputs go to memory it shares, or are summed here (mp_work_mix) so
+ * this thread's cache; the outputs go to memory it shares, or are summed here (mp_work_sum) so
  * that they need not cross between the processes' caches. The harness checks the outputs, or
  * the sum, against its own oracle (tests/check_convert.c). */
 #include <errno.h>
@@ -18,10 +18,10 @@ typedef struct {
     const mp_work_convert_t *req;
     uint64_t lo, hi; /* this thread's elements */
     int rc;          /* the first nonzero result of a bulk call */
-    uint64_t sum;    /* outputs kept here (dst 0): their sum (mp_work_mix) */
+    uint32_t sum;    /* outputs kept here (dst 0): their sum (mp_work_sum) */
 } part_t;
 
-enum { BLOCK = 4096 }; /* elements made, converted and summed at a time */
+enum { BLOCK = MP_WORK_BLOCK }; /* elements made, converted and summed at a time */
 
 static float f32_of(uint32_t u)
 {
@@ -42,8 +42,8 @@ static int is_bulk(const mp_work_convert_t *q)
     return q->op == MP_WORK_F16_BULK || q->op == MP_WORK_BF16_BULK;
 }
 
-/* The inputs of elements [at, at + BLOCK): in src, or made from their index in buf (at a random
- * offset of 0..15 elements for the bulk ops, whose alignment varies). */
+/* The inputs of the block at element `at`: in src, or made from their index in buf (for the bulk
+ * ops, whose alignment varies, at an offset of 0..15 elements drawn from r). */
 static const float *block_inputs(const mp_work_convert_t *q, uint64_t at, float *buf,
                                  mm_rng_t *r)
 {
@@ -80,31 +80,21 @@ static int narrow(const mp_work_convert_t *q, const float *in, uint16_t *o, uint
     return rc;
 }
 
-/* The sum of outputs o[0..n) (n a multiple of 4), element `at` of the batch first. */
-static uint64_t sum_of(const uint16_t *o, uint64_t at, uint64_t n)
-{
-    uint64_t sum = 0;
-    for (uint64_t j = 0; j < n / 4; j++) {
-        uint64_t w;
-        memcpy(&w, o + 4 * j, sizeof w);
-        sum += mp_work_mix(at / 4 + j, w);
-    }
-    return sum;
-}
-
-/* A narrowing op on this thread's part, a block at a time: into dst, or summed here. */
-static void narrow_part(part_t *p, mm_rng_t *r)
+/* A narrowing op on this thread's part, a block at a time (its draws seeded by where it starts,
+ * mp_work.h): into dst, or summed here. */
+static void narrow_part(part_t *p)
 {
     const mp_work_convert_t *q = p->req;
     uint16_t *dst = (uint16_t *)(uintptr_t)q->dst, kept[BLOCK];
     float buf[BLOCK + 16];
     for (uint64_t at = p->lo, n; at < p->hi; at += n) {
         n = p->hi - at < BLOCK ? p->hi - at : BLOCK;
+        mm_rng_t r = mm_rng_new(q->seed + q->first + at);
         uint16_t *o = dst ? dst + at : kept;
-        int got = narrow(q, block_inputs(q, at, buf, r), o, n, r);
+        int got = narrow(q, block_inputs(q, at, buf, &r), o, n, &r);
         p->rc = p->rc ? p->rc : got;
         if (!dst)
-            p->sum += sum_of(kept, at, n);
+            p->sum += mp_work_sum(kept, (uint32_t)((q->first + at) / 2), n / 2);
     }
 }
 
@@ -114,7 +104,6 @@ static void *run_part(void *arg)
     const mp_work_convert_t *q = p->req;
     const uint16_t *s16 = (const uint16_t *)(uintptr_t)q->src;
     uint32_t *d32 = (uint32_t *)(uintptr_t)q->dst;
-    mm_rng_t r = mm_rng_new(q->seed + p->lo);
     if (q->op == MP_WORK_F16_WIDEN)
         for (uint64_t i = p->lo; i < p->hi; i++)
             d32[i] = bits_of(mp_f16_to_f32(s16[i]));
@@ -122,13 +111,13 @@ static void *run_part(void *arg)
         for (uint64_t i = p->lo; i < p->hi; i++)
             d32[i] = bits_of(mp_bf16_to_f32(s16[i]));
     else
-        narrow_part(p, &r);
+        narrow_part(p);
     return NULL;
 }
 
 /* 1 if q is well formed: a known op and thread count; buffers for its elements (only the
- * narrowing ops may name their inputs by index, src 0, on whole words; and then keep their
- * outputs, dst 0, with room in out for the sum). */
+ * narrowing ops may name their inputs by index, src 0; and then keep their outputs, dst 0, on
+ * whole units, with room in out for the sum). */
 static int valid(const mp_work_convert_t *q, size_t out_len)
 {
     int widen = q->op == MP_WORK_F16_WIDEN || q->op == MP_WORK_BF16_WIDEN;
@@ -138,7 +127,7 @@ static int valid(const mp_work_convert_t *q, size_t out_len)
         return 1;
     if (q->src || widen || q->first + q->n > (1ull << 32))
         return 0;
-    return q->n % 4 == 0 && (q->dst || out_len == sizeof(uint64_t));
+    return q->dst || (q->n % 2 == 0 && q->first % 2 == 0 && out_len == sizeof(uint32_t));
 }
 
 /* Runs req (mp_work_convert_t, in) over its n elements; with dst 0, writes their sum to out.
@@ -155,12 +144,11 @@ int serve_convert(const void *in, size_t in_len, void *out, size_t out_len)
     part_t parts[MP_WORK_MAX_THREADS];
     pthread_t tid[MP_WORK_MAX_THREADS];
     int started[MP_WORK_MAX_THREADS] = { 0 }, rc = 0;
-    uint64_t words = q.n / 4, sum = 0;
+    uint64_t blocks = (q.n + BLOCK - 1) / BLOCK;
+    uint32_t sum = 0;
     for (uint32_t t = q.threads; t-- > 0;) { /* part 0 last, on this thread */
-        /* inputs by index: whole words, the same parts (and pieces) with dst or without */
-        uint64_t lo = q.src ? q.n * t / q.threads : 4 * (words * t / q.threads);
-        uint64_t hi = q.src ? q.n * (t + 1) / q.threads : 4 * (words * (t + 1) / q.threads);
-        parts[t] = (part_t){ &q, lo, hi, 0, 0 };
+        uint64_t lo = BLOCK * (blocks * t / q.threads), hi = BLOCK * (blocks * (t + 1) / q.threads);
+        parts[t] = (part_t){ &q, lo, hi < q.n ? hi : q.n, 0, 0 };
         started[t] = t > 0 && pthread_create(&tid[t], NULL, run_part, &parts[t]) == 0;
         if (!started[t])
             run_part(&parts[t]);

@@ -3,6 +3,7 @@
 #ifndef MP_WORK_H
 #define MP_WORK_H
 #include <stdint.h>
+#include <string.h>
 
 typedef enum {
     MP_WORK_F16,       /* dst[i] = mp_f32_to_f16(src[i])     src fp32, dst 16-bit */
@@ -18,25 +19,65 @@ typedef enum {
 
 typedef struct {
     uint32_t op;      /* mp_work_op_t */
-    uint32_t threads; /* 1..MP_WORK_MAX_THREADS, each on its own contiguous part */
-    uint64_t seed;    /* the bulk ops: seeds the piece lengths (a part from lo: seed + lo) */
+    uint32_t threads; /* 1..MP_WORK_MAX_THREADS, each on its own run of whole blocks */
+    uint64_t seed;    /* the bulk ops: seeds each block's input offset and piece lengths */
     uint64_t n;       /* elements */
     uint64_t src, dst; /* addresses of n elements each, in memory the harness shares; src 0 (the
                           narrowing ops only): input i is the fp32 whose bits are first + i */
-    uint64_t first;   /* with src 0: the first input's bits (first + n <= 2^32) */
+    uint64_t first;   /* with src 0: the first input's bits (first + n <= 2^32); with src, it only
+                         seeds the draws (below) */
 } mp_work_convert_t;
 
-/* With src 0 and dst 0 (n a multiple of 4), the outputs stay in the student's process and the
- * workload answers their sum (out: one uint64_t): mp_work_mix over the batch's 64-bit words,
- * outputs 4j .. 4j + 3 in word j, the lowest in the low bits. The harness works out the same sum
- * from its oracle's answers, and asks for the outputs themselves when the sums differ. Any
- * output that differs changes the sum: a word's mix is a bijection of the word, so two wrong
- * outputs cancel only by chance (about 2^-64). */
-static inline uint64_t mp_work_mix(uint64_t j, uint64_t w)
+/* Elements are converted MP_WORK_BLOCK at a time, from the batch's first. A bulk op draws a
+ * block's input offset and piece lengths from seed + first + (the block's first element), so a
+ * block is cut the same way in any batch that holds it at a multiple of MP_WORK_BLOCK: a part
+ * of a batch run again (first moved on by such a multiple) gives the same calls. */
+#define MP_WORK_BLOCK 4096
+
+/* With src 0 and dst 0 (n and first even), the outputs stay in the student's process and the
+ * workload answers their sum (out: one uint32_t, mod 2^32): mp_work_mix over the batch's units,
+ * unit u being the outputs of inputs 2u and 2u + 1 (their 4 bytes, as memory holds them). The
+ * harness works out the same sum from its oracle's answers, and asks for the outputs themselves
+ * when the sums differ. Any one wrong unit changes the sum, since a unit's mix is a bijection
+ * of the unit (an xor, then murmur3's finalizer, every step invertible); several cancel only by
+ * chance, about 2^-32. Multiplies of 32-bit lanes: a loop of them vectorizes (SSE4.1, AVX2,
+ * AVX-512, NEON), so that the sum costs little beside the conversions. */
+static inline uint32_t mp_work_mix(uint32_t u, uint32_t w)
 {
-    uint64_t x = (w ^ (j * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 31;
-    return x * 0x94D049BB133111EBull;
+    uint32_t x = w ^ (u * 0x9E3779B9u);
+    x ^= x >> 16;
+    x *= 0x85EBCA6Bu;
+    x ^= x >> 13;
+    x *= 0xC2B2AE35u;
+    return x ^ (x >> 16);
+}
+
+/* The sum of a block's outputs o[0 .. MP_WORK_BLOCK), o[0] being unit u's: a fixed trip count,
+ * which the compiler vectorizes. */
+static inline uint32_t mp_work_sum_block(const uint16_t *o, uint32_t u)
+{
+    uint32_t sum = 0;
+    for (uint32_t j = 0; j < MP_WORK_BLOCK / 2; j++) {
+        uint32_t w;
+        memcpy(&w, o + 2 * j, sizeof w);
+        sum += mp_work_mix(u + j, w);
+    }
+    return sum;
+}
+
+/* The sum of outputs o[0 .. 2 * units), o[0] being unit u's. */
+static inline uint32_t mp_work_sum(const uint16_t *o, uint32_t u, uint64_t units)
+{
+    uint32_t sum = 0;
+    uint64_t j = 0;
+    for (; units - j >= MP_WORK_BLOCK / 2; j += MP_WORK_BLOCK / 2)
+        sum += mp_work_sum_block(o + 2 * j, u + (uint32_t)j);
+    for (; j < units; j++) {
+        uint32_t w;
+        memcpy(&w, o + 2 * j, sizeof w);
+        sum += mp_work_mix(u + (uint32_t)j, w);
+    }
+    return sum;
 }
 
 #endif

@@ -1,9 +1,9 @@
 /* Lab 08 tests, part A: fp32 <-> fp16 / bf16. Fixed vectors, then every one of the 2^32 fp32
  * inputs against an independent oracle (tests/oracle.h: x86 F16C / AVX512-BF16 where the CPU has
- * them, exact double arithmetic otherwise). Your functions convert batches of 2^20 inputs in
- * your process (the `convert` workload, serve/convert_work.c): this program names the inputs
- * (by their index: your process makes them) and checks every output against the oracle's answer,
- * worked out here. Under AddressSanitizer, or with MLMEM_SAMPLE=1, a seeded sample of 2^25
+ * them, exact double arithmetic otherwise). Your functions convert batches of inputs in your
+ * process (the `convert` workload, serve/convert_work.c): this program names the inputs (by
+ * their index: your process makes them) and checks every output, or their sum (mp_work.h),
+ * against the oracle's answers, worked out here. Under AddressSanitizer, or with MLMEM_SAMPLE=1, a seeded sample of 2^25
  * inputs rich in rounding ties, subnormals, overflow boundaries and NaNs is checked instead of
  * all 2^32 (a sanitizer makes each call ~10x slower); this program draws them, keeps its own
  * record and writes them to memory your process reads. */
@@ -92,10 +92,11 @@ MM_END_TEST
 #define MAX_BAD 5
 #define SAMPLES (1u << 25)
 #define MAX_THREADS 8
-#define PIECE 4096 /* elements prepared at a time */
-_Static_assert(BATCH % 4 == 0 && SAMPLES % BATCH == 0, "batches of whole words");
-#define OUTPUTS_EVERY 32 /* sweeping all 2^32: every 32nd batch's outputs come here (the rest are
-                            summed), so that a write outside dst[0..n) shows in our guards */
+#define PIECE MP_WORK_BLOCK /* elements prepared at a time */
+#define ROUND (32 * BATCH)  /* sweeping all 2^32: a round's first batch's outputs come here, so
+                               that a write outside dst[0..n) shows in our guards; the other 31
+                               batches are summed in your process in one call */
+_Static_assert(BATCH % PIECE == 0 && SAMPLES % BATCH == 0, "batches of whole blocks");
 
 static unsigned thread_count(void)
 {
@@ -119,7 +120,7 @@ static int work(mp_work_op_t op, const void *src, void *dst, uint64_t n, uint64_
 }
 
 /* The workload on inputs first .. first + n - 1, its outputs summed in your process (*sum). */
-static int work_sum(mp_work_op_t op, uint64_t first, uint64_t n, uint64_t seed, uint64_t *sum)
+static int work_sum(mp_work_op_t op, uint64_t first, uint64_t n, uint64_t seed, uint32_t *sum)
 {
     mp_work_convert_t q = { (uint32_t)op, thread_count(), seed, n, 0, 0, first };
     return mm_call_work("convert", &q, sizeof q, sum, sizeof *sum);
@@ -137,7 +138,7 @@ typedef struct {
 typedef struct {
     or_fmt_t fmt;
     int bulk, sample;
-    uint64_t first, n;  /* this batch: inputs first .. first + n - 1 (sampling: n random ones) */
+    uint64_t first, n;  /* this call: inputs first .. first + n - 1 (sampling: n random ones) */
     uint32_t *in;       /* sampling only: the batch's inputs (else input k is first + k) */
     uint32_t *src;      /* sampling only, shared: the inputs, at a random offset of 0..15
                            elements (else your process makes them from their index) */
@@ -146,8 +147,9 @@ typedef struct {
     unsigned nt;
     mm_rng_t rng[MAX_THREADS];
     tally_t tally[MAX_THREADS];
-    uint64_t sum[MAX_THREADS]; /* the oracle's answers, summed (mp_work_mix) */
-    int unsteady;              /* a batch's sum differed, and then its outputs were right */
+    uint32_t sum[MAX_THREADS]; /* the oracle's answers, summed (mp_work_sum) */
+    int unsteady;              /* a sum differed, and then the outputs were right */
+    uint64_t unsteady_first, unsteady_n; /* the inputs of that sum */
 } sweep_t;
 
 typedef struct {
@@ -259,18 +261,12 @@ static void compare(sweep_t *s, unsigned t, uint64_t lo, uint64_t hi)
     with_answers(s, t, lo, hi, compare_piece);
 }
 
-/* The oracle's answers of a piece (whole words), summed as your process sums its outputs. */
+/* The oracle's answers of a piece (whole units), summed as your process sums its outputs. */
 static void sum_piece(sweep_t *s, unsigned t, uint64_t at, const uint32_t *in,
                       const uint16_t *want, size_t n)
 {
-    uint64_t sum = 0;
     (void)in;
-    for (uint64_t j = 0; j < n / 4; j++) {
-        uint64_t w;
-        memcpy(&w, want + 4 * j, sizeof w);
-        sum += mp_work_mix(at / 4 + j, w);
-    }
-    s->sum[t] += sum;
+    s->sum[t] += mp_work_sum(want, (uint32_t)((s->first + at) / 2), n / 2);
 }
 
 static void sum_part(sweep_t *s, unsigned t, uint64_t lo, uint64_t hi)
@@ -334,42 +330,75 @@ static mp_work_op_t op_of(const sweep_t *s)
                             : (s->bulk ? MP_WORK_BF16_BULK : MP_WORK_BF16);
 }
 
-/* One batch through your code, its outputs summed in your process: 1 if the sum is the
- * oracle's (and the workload returned 0). */
-static int summed_right(sweep_t *s, uint64_t seed)
+/* Inputs first .. first + n - 1 through your code, their outputs summed in your process: 1 if
+ * the sum is the oracle's (and the workload returned 0). */
+static int summed_right(sweep_t *s, uint64_t first, uint64_t n, uint64_t seed)
 {
-    uint64_t theirs = 0, ours = 0;
-    int rc = work_sum(op_of(s), s->first, s->n, seed, &theirs);
+    uint32_t theirs = 0, ours = 0;
+    s->first = first, s->n = n;
+    int rc = work_sum(op_of(s), first, n, seed, &theirs);
     in_parallel(s, sum_part);
     for (unsigned t = 0; t < s->nt; t++)
         ours += s->sum[t];
     return rc == 0 && theirs == ours;
 }
 
-/* One batch through your code; 0, or the workload's result. *overrun: a guard was written.
- * Sweeping all 2^32, the outputs stay in your process and only their sum is checked, unless it
- * is wrong or the batch is one whose outputs are checked here anyway; then the same batch runs
- * again (the same seed: the same pieces) with its outputs in shared memory. */
-static int run_batch(sweep_t *s, mm_rng_t *r, int *overrun, uint64_t index)
+/* One batch (inputs first .. first + n - 1, or the sample's next n) through your code, its
+ * outputs in shared memory, every one compared here; 0, or the workload's result. *overrun: a
+ * guard was written. */
+static int outputs_right(sweep_t *s, uint64_t first, uint64_t n, uint64_t seed, int *overrun)
 {
     static const uint16_t guard[GUARD] = { 0xA5A5, 0xA5A5, 0xA5A5, 0xA5A5, 0xA5A5, 0xA5A5,
                                            0xA5A5, 0xA5A5, 0xA5A5, 0xA5A5, 0xA5A5, 0xA5A5,
                                            0xA5A5, 0xA5A5, 0xA5A5, 0xA5A5 };
-    s->so = s->bulk ? (size_t)mm_rng_range(r, 0, 15) : 0;
-    uint64_t seed = mm_rng_next(r);
-    int summed = !s->sample && index % OUTPUTS_EVERY != 0;
-    if (summed && summed_right(s, seed))
-        return 0;
+    s->first = first, s->n = n;
     in_parallel(s, prepare);
     memcpy(s->dst, guard, sizeof guard);
-    memcpy(s->dst + GUARD + s->n, guard, sizeof guard);
-    int rc = work_from(op_of(s), s->sample ? s->src + s->so : NULL, s->first, s->dst + GUARD,
-                       s->n, seed);
+    memcpy(s->dst + GUARD + n, guard, sizeof guard);
+    int rc = work_from(op_of(s), s->sample ? s->src + s->so : NULL, first, s->dst + GUARD, n,
+                       seed);
     in_parallel(s, compare);
     *overrun |= memcmp(s->dst, guard, sizeof guard) != 0 ||
-                memcmp(s->dst + GUARD + s->n, guard, sizeof guard) != 0;
-    s->unsteady |= summed && rc == 0 && wrong_of(s) == 0 && !*overrun;
+                memcmp(s->dst + GUARD + n, guard, sizeof guard) != 0;
     return rc;
+}
+
+static int failed(const sweep_t *s, int rc, int overrun)
+{
+    return rc || overrun || wrong_of(s);
+}
+
+/* A round of the sweep of all 2^32 (inputs first .. first + n - 1, n <= ROUND): its first
+ * batch with outputs here, the rest summed in your process. Where the sum is wrong, those
+ * batches run again one by one with their outputs here (the same seed: the same calls, up to
+ * the first that is wrong; none wrong: the sweep is unsteady). 0, or the workload's result. */
+static int run_round(sweep_t *s, uint64_t first, uint64_t n, uint64_t seed, int *overrun)
+{
+    uint64_t head = n < BATCH ? n : BATCH, end = first + n;
+    int rc = outputs_right(s, first, head, seed, overrun);
+    if (failed(s, rc, *overrun) || n == head || summed_right(s, first + head, n - head, seed))
+        return rc;
+    for (uint64_t at = first + head; at < end && !failed(s, rc, *overrun); at += BATCH)
+        rc = outputs_right(s, at, end - at < BATCH ? end - at : BATCH, seed, overrun);
+    if (!failed(s, rc, *overrun))
+        s->unsteady = 1, s->unsteady_first = first + head, s->unsteady_n = n - head;
+    return rc;
+}
+
+/* The next call's inputs, from `at` of total, through your code: a round of all 2^32, or a batch
+ * of the sample (bulk: at a random offset of the shared input); their count in *n. 0, or the
+ * workload's result. */
+static int run_next(sweep_t *s, mm_rng_t *r, uint64_t at, uint64_t total, uint64_t *n,
+                    int *overrun)
+{
+    uint64_t seed = mm_rng_next(r);
+    if (!s->sample) {
+        *n = total - at < ROUND ? total - at : ROUND;
+        return run_round(s, at, *n, seed, overrun);
+    }
+    *n = total - at < BATCH ? total - at : BATCH;
+    s->so = s->bulk ? (size_t)mm_rng_range(r, 0, 15) : 0;
+    return outputs_right(s, at, *n, seed, overrun);
 }
 
 static void check_all(or_fmt_t fmt, int bulk, mm_rng_t *r)
@@ -384,12 +413,11 @@ static void check_all(or_fmt_t fmt, int bulk, mm_rng_t *r)
     ck_assert_msg((s->in && s->src) || !sample, "out of memory");
     for (unsigned t = 0; t < s->nt; t++)
         s->rng[t] = mm_rng_new(mm_rng_next(r));
-    uint64_t total = s->sample ? SAMPLES : 1ull << 32, checked = 0, wrong = 0;
+    uint64_t total = s->sample ? SAMPLES : 1ull << 32, checked = 0, wrong = 0, n;
     int rc = 0, overrun = 0;
-    for (uint64_t at = 0; at < total && !rc && !overrun && !wrong && !s->unsteady; at += s->n) {
-        s->first = at, s->n = total - at < BATCH ? total - at : BATCH;
-        rc = run_batch(s, r, &overrun, at / BATCH);
-        checked += s->n, wrong = wrong_of(s);
+    for (uint64_t at = 0; at < total && !failed(s, rc, overrun) && !s->unsteady; at += n) {
+        rc = run_next(s, r, at, total, &n, &overrun);
+        checked += n, wrong = wrong_of(s);
     }
     printf("mlmem: %s fp32 -> %s, %s: %llu inputs checked against %s\n",
            bulk ? "bulk" : "scalar", name_of(fmt), s->sample ? "seeded sample" : "all 2^32",
@@ -397,6 +425,7 @@ static void check_all(or_fmt_t fmt, int bulk, mm_rng_t *r)
     char msg[1400] = "";
     describe_bad(s, msg, sizeof msg);
     int unsteady = s->unsteady;
+    uint64_t ufirst = s->unsteady_first, ulast = ufirst + s->unsteady_n - 1;
     free(s->in), free(s);
     ck_assert_msg(rc == 0, "the bulk function returned %d (%s) for valid arguments", rc,
                   strerror(rc < 0 ? -rc : 0));
@@ -408,7 +437,7 @@ static void check_all(or_fmt_t fmt, int bulk, mm_rng_t *r)
     ck_assert_msg(!unsteady, "fp32 -> %s (%s) gave different outputs for the same inputs in two "
                   "runs (inputs 0x%08llx to 0x%08llx): a conversion must depend on its input "
                   "alone", name_of(fmt), bulk ? "bulk" : "scalar",
-                  (unsigned long long)(checked - BATCH), (unsigned long long)(checked - 1));
+                  (unsigned long long)ufirst, (unsigned long long)ulast);
     ck_assert_msg(checked == total, "checked %llu inputs of %llu", (unsigned long long)checked,
                   (unsigned long long)total);
 }
