@@ -1,9 +1,11 @@
-/* Lab 08: the request of the `convert` workload (serve/convert_work.c), which the tests and the
- * benchmark send: every input of a conversion, batch by batch, in the student's process. */
+/* Lab 08: the requests of its workloads, which the tests and the benchmark send: `convert`
+ * (serve/convert_work.c), every input of a conversion, batch by batch, in the student's process;
+ * `scaler_run` (serve/scaler_work.c), many steps of the loss scaler in one call. */
 #ifndef MP_WORK_H
 #define MP_WORK_H
 #include <stdint.h>
 #include <string.h>
+#include "mp_scaler.h"
 
 typedef enum {
     MP_WORK_F16,       /* dst[i] = mp_f32_to_f16(src[i])     src fp32, dst 16-bit */
@@ -79,5 +81,19 @@ static inline uint32_t mp_work_sum(const uint16_t *o, uint32_t u, uint64_t units
     }
     return sum;
 }
+
+/* `scaler_run`: mp_scaler_update(&s, found_inf[k]) for k = 0 .. n - 1 on the student's copy of
+ * s, answering after each step its result and the scaler (out: n mp_work_step_t). */
+#define MP_WORK_MAX_STEPS 4096
+typedef struct {
+    mp_scaler_t s; /* as the harness has it (made by mp_scaler_init) */
+    uint32_t n;    /* steps, 1..MP_WORK_MAX_STEPS */
+    uint8_t found_inf[MP_WORK_MAX_STEPS];
+} mp_work_scaler_t;
+
+typedef struct {
+    int32_t ret;   /* mp_scaler_update's result */
+    mp_scaler_t s; /* the scaler after it */
+} mp_work_step_t;
 
 #endif

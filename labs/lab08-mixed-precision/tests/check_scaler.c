@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include "mm_call.h"
 #include "mm_check.h"
 #include "mp_convert.h"
 #include "mp_scaler.h"
+#include "../serve/mp_work.h"
 
 static mp_scaler_opts_t opts_with(float init, uint32_t interval)
 {
@@ -108,6 +110,33 @@ static mp_scaler_opts_t random_opts(mm_rng_t *r)
     return o;
 }
 
+/* Steps with overflows at random (probability p_inf) from the scaler s, made with options o, in
+ * one call of the `scaler_run` workload; each step checked against the model. */
+static void check_random_steps(mm_rng_t *r, const mp_scaler_t *s, const mp_scaler_opts_t *o,
+                               double p_inf, int round)
+{
+    enum { STEPS = 2000 };
+    static mp_work_scaler_t q;
+    static mp_work_step_t got[STEPS];
+    q.s = *s, q.n = STEPS;
+    for (int k = 0; k < STEPS; k++)
+        q.found_inf[k] = mm_rng_unit(r) < p_inf;
+    MM_ASSERT_OK(mm_call_work("scaler_run", &q, sizeof q, got, sizeof got));
+    model_t m = { o->init_scale, 0, 0, 0 };
+    for (int k = 0; k < STEPS; k++) {
+        const mp_scaler_t *g = &got[k].s;
+        int inf = q.found_inf[k], want = model_update(&m, o, inf);
+        MM_CHECK(got[k].ret == want && g->scale == m.scale && g->clean_steps == m.clean &&
+                     g->steps == m.steps && g->skipped == m.skipped,
+                 "round %d step %d (found_inf %d, interval %u, growth %g, backoff %g): "
+                 "returned %d scale %g clean %u skipped %llu; want %d %g %u %llu",
+                 round, k, inf, o->growth_interval, (double)o->growth_factor,
+                 (double)o->backoff_factor, got[k].ret, (double)g->scale, g->clean_steps,
+                 (unsigned long long)g->skipped, want, (double)m.scale, m.clean,
+                 (unsigned long long)m.skipped);
+    }
+}
+
 MM_TEST(test_scaler_random_model)
 {
     mm_rng_t r = MM_RNG();
@@ -115,20 +144,7 @@ MM_TEST(test_scaler_random_model)
         mp_scaler_opts_t o = random_opts(&r);
         mp_scaler_t s;
         MM_ASSERT_OK(mp_scaler_init(&s, &o));
-        model_t m = { o.init_scale, 0, 0, 0 };
-        double p_inf = mm_rng_unit(&r) * 0.3;
-        for (int step = 0; step < 2000; step++) {
-            int inf = mm_rng_unit(&r) < p_inf;
-            int want = model_update(&m, &o, inf), got = mp_scaler_update(&s, inf);
-            MM_CHECK(got == want && s.scale == m.scale && s.clean_steps == m.clean &&
-                     s.steps == m.steps && s.skipped == m.skipped,
-                     "round %d step %d (found_inf %d, interval %u, growth %g, backoff %g): "
-                     "returned %d scale %g clean %u skipped %llu; want %d %g %u %llu",
-                     round, step, inf, o.growth_interval, (double)o.growth_factor,
-                     (double)o.backoff_factor, got, (double)s.scale, s.clean_steps,
-                     (unsigned long long)s.skipped, want, (double)m.scale, m.clean,
-                     (unsigned long long)m.skipped);
-        }
+        check_random_steps(&r, &s, &o, mm_rng_unit(&r) * 0.3, round);
     }
 }
 MM_END_TEST
