@@ -1,7 +1,8 @@
 /* Lab 08, in the student's process: the `scaler_run` workload runs your mp_scaler_update over a
  * whole run of steps in one call, so that the tests can follow the scaler step by step without a
  * call across the boundary per step. It only runs your function and answers, after every step,
- * its result and the scaler; the harness checks each against its own model (tests/check_scaler.c). */
+ * its result and the scaler; the harness checks each against its own model
+ * (tests/check_scaler.c). */
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>

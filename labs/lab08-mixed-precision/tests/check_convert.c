@@ -3,10 +3,10 @@
  * them, exact double arithmetic otherwise). Your functions convert batches of inputs in your
  * process (the `convert` workload, serve/convert_work.c): this program names the inputs (by
  * their index: your process makes them) and checks every output, or their sum (mp_work.h),
- * against the oracle's answers, worked out here. Under AddressSanitizer, or with MLMEM_SAMPLE=1, a seeded sample of 2^25
- * inputs rich in rounding ties, subnormals, overflow boundaries and NaNs is checked instead of
- * all 2^32 (a sanitizer makes each call ~10x slower); this program draws them, keeps its own
- * record and writes them to memory your process reads. */
+ * against the oracle's answers, worked out here. Under AddressSanitizer, or with
+ * MLMEM_SAMPLE=1, a seeded sample of 2^25 inputs rich in rounding ties, subnormals, overflow
+ * boundaries and NaNs is checked instead of all 2^32 (a sanitizer makes each call ~10x slower);
+ * this program draws them, keeps its own record and writes them to memory your process reads. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
