@@ -363,6 +363,7 @@ static int outputs_right(sweep_t *s, uint64_t first, uint64_t n, uint64_t seed, 
     return rc;
 }
 
+/* 1 once the sweep has found a fault: a workload's error, a guard written or a wrong output. */
 static int failed(const sweep_t *s, int rc, int overrun)
 {
     return rc || overrun || wrong_of(s);
