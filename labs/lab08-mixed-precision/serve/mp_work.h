@@ -44,9 +44,11 @@ typedef struct {
  * of the unit (an xor, then murmur3's finalizer, every step invertible); several cancel only by
  * chance, about 2^-32. Multiplies of 32-bit lanes: a loop of them vectorizes (SSE4.1, AVX2,
  * AVX-512, NEON), so that the sum costs little beside the conversions. */
-static inline uint32_t mp_work_mix(uint32_t u, uint32_t w)
+#define MP_WORK_KEY 0x9E3779B9u /* unit u's key: u * MP_WORK_KEY */
+
+/* murmur3's 32-bit finalizer. */
+static inline uint32_t mp_work_fmix(uint32_t x)
 {
-    uint32_t x = w ^ (u * 0x9E3779B9u);
     x ^= x >> 16;
     x *= 0x85EBCA6Bu;
     x ^= x >> 13;
@@ -54,15 +56,20 @@ static inline uint32_t mp_work_mix(uint32_t u, uint32_t w)
     return x ^ (x >> 16);
 }
 
-/* The sum of a block's outputs o[0 .. MP_WORK_BLOCK), o[0] being unit u's: a fixed trip count,
- * which the compiler vectorizes. */
+static inline uint32_t mp_work_mix(uint32_t u, uint32_t w)
+{
+    return mp_work_fmix(w ^ (u * MP_WORK_KEY));
+}
+
+/* The sum of a block's outputs o[0 .. MP_WORK_BLOCK), o[0] being unit u's: mp_work_mix with the
+ * key stepped by addition, over a fixed trip count (the compiler vectorizes it). */
 static inline uint32_t mp_work_sum_block(const uint16_t *o, uint32_t u)
 {
-    uint32_t sum = 0;
-    for (uint32_t j = 0; j < MP_WORK_BLOCK / 2; j++) {
+    uint32_t sum = 0, key = u * MP_WORK_KEY;
+    for (uint32_t j = 0; j < MP_WORK_BLOCK / 2; j++, key += MP_WORK_KEY) {
         uint32_t w;
         memcpy(&w, o + 2 * j, sizeof w);
-        sum += mp_work_mix(u + j, w);
+        sum += mp_work_fmix(w ^ key);
     }
     return sum;
 }
