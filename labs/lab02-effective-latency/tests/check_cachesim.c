@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "cachesim.h"
+#include "mm_call.h"
 #include "mm_check.h"
+#include "../serve/cache_trace.h"
 
 typedef struct {
     uint64_t addr;
@@ -112,9 +114,35 @@ static int model_access(model_t *m, uint64_t addr, size_t size)
     return missed;
 }
 
+/* A trace of random accesses through your cache in one call of the cache_trace workload (the
+ * arrays shared), each access's result checked against the model's. */
+static void check_random_trace(mm_rng_t *r, el_cache_t *c, model_t *m, el_trace_in_t *q)
+{
+    uint64_t *addr = (uint64_t *)(uintptr_t)q->addr, *size = (uint64_t *)(uintptr_t)q->size;
+    const int32_t *got = (const int32_t *)(uintptr_t)q->missed;
+    uint64_t span = 3 * m->sets * m->ways * m->line;
+    for (uint64_t i = 0; i < q->n; i++) {
+        addr[i] = mm_rng_range(r, 0, span);
+        size[i] = mm_rng_range(r, 1, 2 * m->line);
+    }
+    q->cache = (uintptr_t)c;
+    MM_ASSERT_OK(mm_call_work("cache_trace", q, sizeof *q, NULL, 0));
+    for (uint64_t i = 0; i < q->n; i++) {
+        int want = model_access(m, addr[i], (size_t)size[i]);
+        MM_CHECK(got[i] == want, "%zu sets x %zu ways x %zu B, access %llu (%llu bytes at "
+                 "%llu): %d lines missed, the model says %d", m->sets, m->ways, m->line,
+                 (unsigned long long)i, (unsigned long long)size[i],
+                 (unsigned long long)addr[i], got[i], want);
+    }
+}
+
 MM_TEST(test_cache_random_traces)
 {
+    enum { ACCESSES = 5000 };
     mm_rng_t r = MM_RNG();
+    el_trace_in_t q = { 0, ACCESSES, (uintptr_t)mm_shared_alloc(ACCESSES * sizeof(uint64_t)),
+                        (uintptr_t)mm_shared_alloc(ACCESSES * sizeof(uint64_t)),
+                        (uintptr_t)mm_shared_alloc(ACCESSES * sizeof(int32_t)) };
     for (int round = 0; round < 40; round++) {
         model_t m = { (size_t)1 << mm_rng_range(&r, 0, 6), (size_t)mm_rng_range(&r, 1, 8),
                       (size_t)4 << mm_rng_range(&r, 0, 5), NULL, NULL, 0, 0, 0, 0 };
@@ -123,15 +151,7 @@ MM_TEST(test_cache_random_traces)
         ck_assert(m.tag && m.used);
         el_cache_t *c = NULL;
         MM_ASSERT_OK(el_cache_create(&c, m.sets, m.ways, m.line));
-        uint64_t span = 3 * m.sets * m.ways * m.line;
-        for (int i = 0; i < 5000; i++) {
-            uint64_t a = mm_rng_range(&r, 0, span);
-            size_t size = (size_t)mm_rng_range(&r, 1, 2 * m.line);
-            int want = model_access(&m, a, size), got = el_cache_access(c, a, size);
-            MM_CHECK(got == want, "%zu sets x %zu ways x %zu B, access %d (%zu bytes at "
-                     "%llu): %d lines missed, the model says %d", m.sets, m.ways, m.line, i,
-                     size, (unsigned long long)a, got, want);
-        }
+        check_random_trace(&r, c, &m, &q);
         assert_stats(c, m.hits, m.misses, m.evictions, "a random trace");
         el_cache_destroy(c);
         free(m.tag);
