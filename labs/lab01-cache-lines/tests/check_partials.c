@@ -28,10 +28,11 @@ static span_t lines_of(const cl_stats_t *p, size_t line)
     return (span_t){ lo / line, (lo + sizeof *p - 1) / line };
 }
 
-/* Fails, naming both workers and the line, if partials u and t have bytes in one line. */
-static void check_no_shared_line(const cl_accum_t *acc, unsigned u, unsigned t, size_t line)
+/* Fails, naming both workers and the line, if their partials pu and pt (as cl_accum_partial
+ * gave them) have bytes in one line. */
+static void check_no_shared_line(const cl_stats_t *pu, unsigned u, const cl_stats_t *pt,
+                                 unsigned t, size_t line)
 {
-    const cl_stats_t *pu = cl_accum_partial(acc, u), *pt = cl_accum_partial(acc, t);
     span_t a = lines_of(pu, line), b = lines_of(pt, line);
     uintptr_t lo = a.first > b.first ? a.first : b.first;
     MM_CHECK(lo > a.last || lo > b.last,
@@ -65,11 +66,12 @@ MM_TEST(test_accum_partials_distinct_lines)
         for (int round = 0; round < 4; round++) {
             unsigned n = (unsigned)mm_rng_range(&r, 2, CL_MAX_WORKERS);
             cl_accum_t *acc = NULL;
+            const cl_stats_t *p[CL_MAX_WORKERS];
             MM_ASSERT_OK(cl_accum_create(&acc, n, line));
             for (unsigned w = 0; w < n; w++) {
-                const cl_stats_t *p = cl_accum_partial(acc, w);
-                MM_CHECK(p != NULL, "cl_accum_partial(a, %u) is NULL for %u workers", w, n);
-                cl_stats_t v = partial_value(p, w);
+                p[w] = cl_accum_partial(acc, w);
+                MM_CHECK(p[w] != NULL, "cl_accum_partial(a, %u) is NULL for %u workers", w, n);
+                cl_stats_t v = partial_value(p[w], w);
                 MM_CHECK(v.count == 0 && isinf(v.min) && v.min > 0,
                          "worker %u's partial does not start empty (count %llu, min %g)", w,
                          (unsigned long long)v.count, v.min);
@@ -79,7 +81,7 @@ MM_TEST(test_accum_partials_distinct_lines)
                      "accumulator", n, n);
             for (unsigned t = 1; t < n; t++)
                 for (unsigned u = 0; u < t; u++)
-                    check_no_shared_line(acc, u, t, line);
+                    check_no_shared_line(p[u], u, p[t], t, line);
             check_partials_are_used(acc, n, &r);
             cl_accum_destroy(acc);
         }
