@@ -191,8 +191,11 @@ def score_vs_reference(lab: Lab, m: Metric, mine: list[Run], refs: list[Run]) ->
            f"reference {statistics.median(refs_seen):.3g}{m.unit}; median of {len(fractions)} "
            f"paired runs; 0 points at {t['zero']:g}, full at {t['full']:g} of the reference; "
            "scored against the reference in this run)")
-    _scored(item, m, statistics.median(values), m.score_vs_reference(frac), how,
-            _entry(mine[0].report, m.name).get("detail"))
+    value, score = statistics.median(values), m.score_vs_reference(frac)
+    if m.below_floor(value):
+        score, how = 0.0, (f"{value:.3g}{m.unit}: no better than {t['floor']:g}{m.unit}, the "
+                           f"least this metric credits whatever the reference reads ({how})")
+    _scored(item, m, value, score, how, _entry(mine[0].report, m.name).get("detail"))
     return item
 
 

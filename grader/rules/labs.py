@@ -38,6 +38,8 @@ class Metric:
     source: str = "lab.toml"         # where zero/full come from (or the thresholds file)
     # A timed metric's ramp on "yours as a fraction of the reference's figure, same run"
     # ({zero, full}, both fractions, full close to 1): used where the reference is present.
+    # Its optional floor is in the metric's own unit: a figure no better than it scores nothing
+    # whatever the reference did (it has not beaten the baseline the metric is a ratio to).
     vs_reference: dict | None = None
 
     @property
@@ -51,6 +53,13 @@ class Metric:
     def score_vs_reference(self, fraction: float) -> float:
         """The ramp of vs_reference on yours / reference (higher is better)."""
         return ramp(fraction, self.vs_reference["zero"], self.vs_reference["full"]) * self.points
+
+    def below_floor(self, value: float) -> bool:
+        """Whether yours, `value`, is no better than vs_reference's floor (False without one)."""
+        floor = (self.vs_reference or {}).get("floor")
+        if floor is None:
+            return False
+        return value <= floor if self.higher_is_better else value >= floor
 
 
 def ramp(value: float, zero: float, full: float) -> float:
@@ -131,17 +140,25 @@ def _metric(m: dict, where: str) -> Metric:
 
 
 def _vs_reference(m: dict, where: str) -> dict | None:
-    """vs_reference = { zero = Z, full = F }: fractions of the reference, 0 <= Z < F <= 1.5."""
+    """vs_reference = { zero = Z, full = F [, floor = B] }: fractions of the reference,
+    0 <= Z < F <= 1.5; B, in the metric's unit, at or past its own zero (no better than it)."""
     t = config.get(m, "vs_reference", dict, where, None)
     if t is None:
         return None
     where += ".vs_reference"
-    config.check_keys(t, ("zero", "full"), where)
+    config.check_keys(t, ("zero", "full", "floor"), where)
     z, f = config.get(t, "zero", float, where), config.get(t, "full", float, where)
     if not 0 <= z < f <= 1.5:
         raise LabError(f"{where}: vs_reference needs 0 <= zero < full <= 1.5 (fractions of the "
                        f"reference's figure), not zero = {z:g}, full = {f:g}")
-    return {"zero": z, "full": f}
+    floor = config.get(t, "floor", float, where, None)
+    if floor is None:
+        return {"zero": z, "full": f}
+    zero, full = config.get(m, "zero", float, where), config.get(m, "full", float, where)
+    if (floor > zero) if full > zero else (floor < zero):
+        raise LabError(f"{where}: floor = {floor:g} is better than the metric's own zero "
+                       f"({zero:g}): a figure the ramp already credits")
+    return {"zero": z, "full": f, "floor": floor}
 
 
 def read_test(x: dict, where: str) -> Test:

@@ -114,6 +114,13 @@ def test_requirements_are_checked(lab_dir, req, why):
     assert "[[metrics]] 'm' requires" in msg and why in msg, msg
 
 
+def test_vs_reference_floor_is_read_and_checked(lab_dir):
+    floored = LAB.replace("full = 0.8 }", "full = 0.8, floor = 1 }")
+    assert labs.load(lab_dir(floored)).metrics[0].vs_reference["floor"] == 1
+    msg = error(labs.load, lab_dir(LAB.replace("full = 0.8 }", "full = 0.8, floor = 1.5 }")))
+    assert "floor = 1.5 is better than the metric's own zero (1)" in msg, msg
+
+
 def test_lab_wide_requirements_are_checked(lab_dir):
     msg = error(labs.load, lab_dir("requires = { core = 2 }\n" + LAB))
     assert "[requires]: unknown hardware requirement 'core' (did you mean 'cores'?)" in msg

@@ -192,6 +192,24 @@ def test_vs_reference_scores_the_median_fraction():
     assert item.score == pytest.approx(5) and item.status == "partial"
 
 
+def test_vs_reference_floor_scores_nothing_below_it():
+    """A floor (lab 06's mmap reader no faster than pread): zero at or below it, whatever the
+    fraction of a reference slowed beside it; above it, the fraction's ramp as before."""
+    lab = labs.load("lab01-cache-lines")
+    m = timed(zero=1.1, full=1.4, ref_zero=0.6, ref_full=0.78)
+    item = bench.score_vs_reference(lab, m, runs(1.0, 1.05), runs(1.3, 1.4))
+    assert item.score > 8                  # 0.76 of the reference: most of the ramp
+    m.vs_reference["floor"] = 1.1
+    item = bench.score_vs_reference(lab, m, runs(1.0, 1.05), runs(1.3, 1.4))
+    assert item.score == 0 and item.status == FAILED
+    assert "no better than 1.1x" in item.output and "of the reference" in item.output
+    item = bench.score_vs_reference(lab, m, runs(1.9, 2.0), runs(2.0, 2.0))
+    assert item.score == pytest.approx(10)
+    low = timed(zero=100, full=50)
+    low.vs_reference["floor"] = 100
+    assert low.below_floor(120) and low.below_floor(100) and not low.below_floor(99)
+
+
 def test_vs_reference_lower_is_better_inverts_the_fraction():
     lab = labs.load("lab01-cache-lines")
     m = timed(zero=100, full=50)
