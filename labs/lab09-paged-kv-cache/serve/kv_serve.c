@@ -80,7 +80,8 @@ int serve_kv_state(const void *in, size_t in_len, void *out, size_t out_len)
     size_t refs = (size_t)a.nblocks * sizeof(int32_t);
     size_t rows = (size_t)a.tables.n * ((size_t)a.tables.cap + 1) * sizeof(uint32_t);
     size_t toks = (size_t)a.read_cap * sizeof(kv_token_t);
-    if (a.read_cap > KV_MAX_SEQ_LEN || out_len != sizeof(kv_state_head_t) + refs + rows + toks)
+    if (a.read_cap > KV_MAX_SEQ_LEN ||
+        out_len != kv_state_size(a.nblocks, a.tables.n, a.tables.cap, a.read_cap))
         return -EINVAL;
     kv_state_head_t h = { 0, 0, 0, { 0 } };
     const kv_cache_t *c = (const kv_cache_t *)(uintptr_t)a.tables.cache;
@@ -96,4 +97,67 @@ int serve_kv_state(const void *in, size_t in_len, void *out, size_t out_len)
         h.read_n = kv_read(c, a.read_id, t, a.read_cap);
     memcpy(o, &h, sizeof h);
     return rc;
+}
+
+/* Runs one operation of a kv_ops batch on the slots; returns the call's result. */
+static int run_op(kv_cache_t *c, const kv_op_t *op, int32_t *slot, uint32_t nslots)
+{
+    if (op->s >= nslots || (op->kind == KV_OP_FORK && op->t >= nslots) || op->n > KV_OP_TOKENS)
+        return -EINVAL;
+    int32_t *id = &slot[op->s];
+    int rc = 0;
+    switch (op->kind) {
+    case KV_OP_READ:
+        break;
+    case KV_OP_ADD:
+        rc = kv_seq_add(c, op->n ? op->tok : NULL, op->n, id);
+        break;
+    case KV_OP_APPEND:
+        rc = kv_append(c, *id, op->tok[0]);
+        break;
+    case KV_OP_FORK:
+        rc = kv_fork(c, slot[op->t], id);
+        break;
+    case KV_OP_FREE:
+        rc = kv_seq_free(c, *id);
+        *id = -1;
+        break;
+    default:
+        return -EINVAL;
+    }
+    return rc;
+}
+
+/* The operation log (kv_serve.h, kv_ops): each op, then the state after it. */
+int serve_kv_ops(const void *in, size_t in_len, void *out, size_t out_len)
+{
+    kv_ops_in_t a;
+    (void)out;
+    if (in_len != sizeof a || out_len != 0)
+        return -EINVAL;
+    memcpy(&a, in, sizeof a);
+    const kv_op_t *op = (const kv_op_t *)(uintptr_t)a.op;
+    kv_op_res_t *res = (kv_op_res_t *)(uintptr_t)a.res;
+    int32_t *slot = (int32_t *)(uintptr_t)a.slot;
+    char *state = (char *)(uintptr_t)a.state;
+    size_t size = kv_state_size(a.nblocks, a.ntab, a.cap, a.read_cap);
+    if (a.n > INT32_MAX || (a.n && (!op || !res || !slot)) || a.ntab > a.nslots ||
+        a.ntab > KV_TABLES_MAX || a.cap > KV_MAX_SEQ_LEN || a.read_cap > KV_MAX_SEQ_LEN)
+        return -EINVAL;
+    kv_cache_t *c = (kv_cache_t *)(uintptr_t)a.cache;
+    kv_state_in_t q = { { a.cache, a.ntab, a.cap, { 0 } }, a.nblocks, a.read_cap, -1, 0 };
+    for (uint32_t k = 0; k < a.n; k++) {
+        res[k].rc = run_op(c, &op[k], slot, a.nslots);
+        res[k].id = op[k].s < a.nslots ? slot[op[k].s] : -1;
+        if (state) {
+            memcpy(q.tables.id, slot, a.ntab * sizeof *slot);
+            q.read_id = res[k].id;
+            int rc = serve_kv_state(&q, sizeof q, state + k * size, size);
+            if (rc != 0)
+                return rc;
+        }
+        if (res[k].rc != 0)
+            return (int)k + 1;
+    }
+    return (int)a.n;
 }

@@ -58,6 +58,45 @@ typedef struct {
     kv_stats_t stats;
 } kv_state_head_t;
 
+/* kv_ops: a batch of operations in one call, each on a slot (an index into slot[], which holds a
+ * sequence's id or -1), run in order until one returns non-zero: the model tests' operation log.
+ * After op k, res[k] is its result and the id its slot then holds (what kv_seq_add or kv_fork
+ * wrote; -1 after kv_seq_free), and, when state is not 0, state + k * (the kv_state size of
+ * nblocks, ntab, cap, read_cap) holds the kv_state after it, of tables slot[0..ntab) and tokens
+ * of the op's slot (none when it holds -1). Every array is shared memory (mm_shared_alloc); slot[]
+ * is updated as the ops run. Returns the ops run (the one that failed included), or -EINVAL
+ * (nothing run). */
+typedef enum {
+    KV_OP_READ = 0,   /* no call: the state after it reads slot s */
+    KV_OP_ADD = 1,    /* kv_seq_add(prompt tok[0..n)) into slot s (tok NULL when n is 0) */
+    KV_OP_APPEND = 2, /* kv_append(slot s, tok[0]) */
+    KV_OP_FORK = 3,   /* kv_fork(slot t) into slot s */
+    KV_OP_FREE = 4,   /* kv_seq_free(slot s); slot s then holds -1 */
+} kv_op_kind_t;
+#define KV_OP_TOKENS 96
+typedef struct {
+    uint32_t kind, s, t, n;
+    kv_token_t tok[KV_OP_TOKENS];
+} kv_op_t;
+typedef struct {
+    int32_t rc, id;
+} kv_op_res_t;
+typedef struct {
+    uint64_t cache;
+    uint64_t op, res, slot, state; /* n kv_op_t, n kv_op_res_t, nslots int32_t, states or 0 */
+    uint32_t n, nslots;
+    uint32_t nblocks, ntab, cap, read_cap; /* each state's shape, as kv_state's */
+} kv_ops_in_t;
+
+/* One kv_state answer's size: a head, nblocks counts, ntab rows of 1 + cap, read_cap tokens. */
+static inline size_t kv_state_size(uint32_t nblocks, uint32_t ntab, uint32_t cap,
+                                   uint32_t read_cap)
+{
+    return sizeof(kv_state_head_t) + (size_t)nblocks * sizeof(int32_t) +
+           (size_t)ntab * ((size_t)cap + 1) * sizeof(uint32_t) +
+           (size_t)read_cap * sizeof(kv_token_t);
+}
+
 /* kv_replay: replays shipped trace `trace` (kv_trace_load) on a fresh cache of num_blocks blocks
  * of block_size tokens, prefix caching on, under a scheduler of max_seqs: one step after
  * another, submitting each request at its arrival step first, until the scheduler is idle.

@@ -177,15 +177,28 @@ MM_TEST(test_bad_ids_and_args)
 }
 MM_END_TEST
 
+/* KV_MAX_SEQS adds of empty prompts in one batch (kv_ops), then one too many. */
 MM_TEST(test_seq_ids_lowest_free)
 {
+    enum { N = KV_MAX_SEQS + 1 };
+    static int32_t empty[N];
     kv_cache_t *c = open_cache(4, 4, false, KV_HASH_DEFAULT);
-    int32_t id = -1;
-    for (int32_t i = 0; i < KV_MAX_SEQS; i++) {
-        MM_ASSERT_OK(kv_seq_add(c, NULL, 0, &id));
-        MM_CHECK(id == i, "sequence %d got id %d: ids are the lowest not in use", i, id);
+    kv_batch_t b;
+    batch_open(&b, c, N, N, 0, 0, 0, 0);
+    for (uint32_t k = 0; k < N; k++) {
+        b.op[k] = (kv_op_t){ KV_OP_ADD, k, k, 0, { 0 } };
+        empty[k] = -1;
     }
-    MM_ASSERT_ERR(kv_seq_add(c, NULL, 0, &id), -ENOSPC);
+    int ran = batch_run(&b, empty, N);
+    for (int32_t i = 0; i < ran && i < KV_MAX_SEQS; i++) {
+        MM_CHECK(b.res[i].rc == 0, "kv_seq_add of sequence %d (an empty prompt) returned %d "
+                 "(%s), expected 0", i, b.res[i].rc, strerror(-b.res[i].rc));
+        MM_CHECK(b.res[i].id == i, "sequence %d got id %d: ids are the lowest not in use", i,
+                 b.res[i].id);
+    }
+    MM_CHECK(b.res[N - 1].rc == -ENOSPC, "kv_seq_add with KV_MAX_SEQS sequences live returned "
+             "%d, expected -ENOSPC", b.res[N - 1].rc);
+    int32_t id = -1;
     MM_ASSERT_ERR(kv_fork(c, 0, &id), -ENOSPC);
     ck_assert_msg(stats_of(c).seqs == KV_MAX_SEQS, "KV_MAX_SEQS live sequences");
     MM_ASSERT_OK(kv_seq_free(c, 17));

@@ -101,40 +101,99 @@ MM_TEST(test_cow_out_of_blocks)
 MM_END_TEST
 
 /* Random forks, appends and frees; every sequence must always read its own tokens. */
+enum { COW_SLOTS = 24, COW_LEN = 64, COW_OPS = 4000, COW_BATCH = 128 };
+
+typedef struct {
+    int32_t id[COW_SLOTS];
+    uint32_t len[COW_SLOTS];
+    kv_token_t tok[COW_SLOTS][COW_LEN];
+} cow_model_t;
+
+/* What the kv_ops workload writes after each op here: the op's slot's tokens. */
+typedef struct {
+    kv_state_head_t head;
+    kv_token_t tok[COW_LEN];
+} cow_state_t;
+
+/* Plans a batch as if each op succeeds: random forks, frees and appends (plan[] each slot's
+ * length, -1 when empty), then a read of every slot. Returns the ops planned. */
+static uint32_t plan_cow(const cow_model_t *m, mm_rng_t *r, kv_op_t *op)
+{
+    int64_t plan[COW_SLOTS];
+    uint32_t n = 0;
+    for (int s = 0; s < COW_SLOTS; s++)
+        plan[s] = m->id[s] < 0 ? -1 : (int64_t)m->len[s];
+    for (; n < COW_BATCH - COW_SLOTS; n++) {
+        uint32_t s = (uint32_t)mm_rng_range(r, 0, COW_SLOTS - 1);
+        uint32_t t = (uint32_t)mm_rng_range(r, 0, COW_SLOTS - 1);
+        uint64_t what = mm_rng_range(r, 0, 9);
+        op[n] = (kv_op_t){ KV_OP_READ, s, t, 0, { 0 } };
+        if (plan[s] < 0 && plan[t] >= 0) {
+            op[n].kind = KV_OP_FORK;
+            plan[s] = plan[t];
+        } else if (plan[s] >= 0 && what == 0) {
+            op[n].kind = KV_OP_FREE;
+            plan[s] = -1;
+        } else if (plan[s] >= 0 && plan[s] < COW_LEN) {
+            op[n].kind = KV_OP_APPEND;
+            op[n].tok[0] = (kv_token_t)mm_rng_range(r, 0, 31999);
+            plan[s]++;
+        }
+    }
+    for (uint32_t s = 0; s < COW_SLOTS; s++)
+        op[n++] = (kv_op_t){ KV_OP_READ, s, s, 0, { 0 } };
+    return n;
+}
+
+/* Checks op `at` (batch entry k) and applies it to the model: forks and frees must succeed, an
+ * append may run out of blocks, and the op's slot must read its tokens after it. */
+static void check_cow(cow_model_t *m, const kv_batch_t *b, uint32_t k, int at)
+{
+    const kv_op_t *op = &b->op[k];
+    int rc = b->res[k].rc;
+    uint32_t s = op->s;
+    const cow_state_t *now = batch_state(b, k);
+    MM_CHECK(rc == 0 || (op->kind == KV_OP_APPEND && rc == -ENOMEM), "op %d: %s returned %d "
+             "(%s)", at, op->kind == KV_OP_FORK ? "kv_fork" : op->kind == KV_OP_FREE ?
+             "kv_seq_free" : "kv_append", rc, strerror(-rc));
+    if (op->kind == KV_OP_FORK) {
+        m->id[s] = b->res[k].id;
+        m->len[s] = m->len[op->t];
+        memcpy(m->tok[s], m->tok[op->t], m->len[s] * sizeof(kv_token_t));
+    } else if (op->kind == KV_OP_FREE) {
+        m->id[s] = -1;
+    } else if (op->kind == KV_OP_APPEND && rc == 0) {
+        m->tok[s][m->len[s]++] = op->tok[0];
+    }
+    if (m->id[s] < 0)
+        return;
+    MM_CHECK(now->head.read_n == m->len[s], "op %d, random forks and appends: seq %d has %lld "
+             "tokens, expected %u", at, m->id[s], (long long)now->head.read_n, m->len[s]);
+    for (uint32_t i = 0; i < m->len[s]; i++)
+        MM_CHECK(now->tok[i] == m->tok[s][i], "op %d, random forks and appends: seq %d reads %d "
+                 "at position %u, expected %d", at, m->id[s], now->tok[i], i, m->tok[s][i]);
+}
+
 MM_TEST(test_cow_isolation_random)
 {
     mm_rng_t r = MM_RNG();
-    enum { SLOTS = 24, MAXLEN = 64, OPS = 4000 };
+    cow_model_t *m = calloc(1, sizeof *m);
+    ck_assert_msg(m != NULL, "test out of memory");
     kv_cache_t *c = open_cache(96, 4, false, KV_HASH_DEFAULT);
-    kv_token_t want[SLOTS][MAXLEN];
-    uint32_t len[SLOTS] = { 0 };
-    int32_t id[SLOTS];
-    for (int s = 0; s < SLOTS; s++)
-        id[s] = -1;
-    id[0] = add_seq(c, NULL, 0);
-    for (int op = 0; op < OPS; op++) {
-        int s = (int)mm_rng_range(&r, 0, SLOTS - 1), t = (int)mm_rng_range(&r, 0, SLOTS - 1);
-        uint64_t what = mm_rng_range(&r, 0, 9);
-        if (id[s] < 0) {
-            if (id[t] >= 0) { /* fork t into slot s */
-                id[s] = fork_seq(c, id[t]);
-                len[s] = len[t];
-                memcpy(want[s], want[t], len[t] * sizeof(kv_token_t));
-            }
-        } else if (what == 0) {
-            MM_ASSERT_OK(kv_seq_free(c, id[s]));
-            id[s] = -1;
-        } else if (len[s] < MAXLEN) {
-            kv_token_t tok = (kv_token_t)mm_rng_range(&r, 0, 31999);
-            int rc = kv_append(c, id[s], tok);
-            MM_CHECK(rc == 0 || rc == -ENOMEM, "op %d: kv_append returned %d", op, rc);
-            if (rc == 0)
-                want[s][len[s]++] = tok;
-        }
-        for (int k = 0; k < SLOTS; k++)
-            if (id[k] >= 0 && (k == s || op % 97 == 0))
-                expect_tokens(c, id[k], want[k], len[k], "random forks and appends");
+    for (int s = 0; s < COW_SLOTS; s++)
+        m->id[s] = -1;
+    m->id[0] = add_seq(c, NULL, 0);
+    kv_batch_t b;
+    batch_open(&b, c, COW_BATCH, COW_SLOTS, 0, 0, 0, COW_LEN);
+    MM_CHECK(b.state_size == sizeof(cow_state_t), "cow_state_t is not kv_state's layout");
+    for (int done = 0; done < COW_OPS;) {
+        uint32_t n = plan_cow(m, &r, b.op);
+        int ran = batch_run(&b, m->id, n);
+        for (uint32_t k = 0; k < (uint32_t)ran; k++)
+            check_cow(m, &b, k, done + (int)k);
+        done += ran;
     }
     kv_destroy(c);
+    free(m);
 }
 MM_END_TEST

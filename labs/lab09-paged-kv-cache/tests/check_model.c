@@ -20,9 +20,9 @@ typedef struct {
 
 enum { ROW = MAXLEN / BS + 2 }; /* a table's length, then its entries */
 
-/* What the model checks after an operation, read in one call (the kv_state workload): the
- * statistics, every block's count, every live slot's block table (rows[s][0] its length,
- * rows[s][1..] its entries) and slot `read`'s tokens (read < 0: none). */
+/* What the model checks after an operation (the kv_state the kv_ops workload writes after
+ * each): the statistics, every block's count, every slot's block table (rows[s][0] its length,
+ * rows[s][1..] its entries) and the op's slot's tokens. */
 typedef struct {
     kv_state_head_t head;
     int32_t refs[NBLOCKS];
@@ -30,16 +30,7 @@ typedef struct {
     kv_token_t tok[MAXLEN];
 } state_t;
 
-static void state_of(const model_t *m, int read, state_t *st)
-{
-    kv_state_in_t in = { { (uint64_t)(uintptr_t)m->c, SLOTS, ROW - 1, { 0 } }, NBLOCKS, MAXLEN,
-                         read >= 0 ? m->id[read] : -1, 0 };
-    for (int s = 0; s < SLOTS; s++)
-        in.tables.id[s] = m->id[s];
-    int rc = mm_call_work("kv_state", &in, sizeof in, st, sizeof *st);
-    MM_CHECK(rc == 0, "the kv_state workload returned %d", rc);
-    MM_CHECK(st->head.stats_rc == 0, "kv_get_stats returned %d", st->head.stats_rc);
-}
+enum { BATCH = 200 }; /* ops per call of kv_ops */
 
 /* Every block's count is the number of tables holding it; a shared block sits at the same
  * logical index everywhere; the statistics add up. */
@@ -112,38 +103,81 @@ static uint32_t make_prompt(const model_t *m, mm_rng_t *r, kv_token_t *p)
     return n;
 }
 
-/* One random operation on slot s (or t, for a fork); returns the call's result and writes the
- * call's name to *call. */
-static int one_op(model_t *m, mm_rng_t *r, int s, int t, const char **call)
+/* Plans one random operation on slot s (or from t, for a fork) as if every earlier one in the
+ * batch succeeds: plan[] is each slot's length, or -1 when it is empty. */
+static void plan_op(const model_t *m, int64_t *plan, mm_rng_t *r, kv_op_t *op)
 {
-    int rc = 0;
-    if (m->id[s] < 0 && m->id[t] >= 0 && mm_rng_range(r, 0, 1)) {
-        *call = "kv_fork";
-        if ((rc = kv_fork(m->c, m->id[t], &m->id[s])) == 0) {
-            m->len[s] = m->len[t];
-            memcpy(m->tok[s], m->tok[t], m->len[t] * sizeof(kv_token_t));
-        }
-    } else if (m->id[s] < 0) {
-        kv_token_t p[MAXLEN];
-        uint32_t n = make_prompt(m, r, p);
-        *call = "kv_seq_add";
-        if ((rc = kv_seq_add(m->c, p, n, &m->id[s])) == 0) {
-            m->len[s] = n;
-            memcpy(m->tok[s], p, n * sizeof *p);
-        }
-    } else if (mm_rng_range(r, 0, 7) == 0 || m->len[s] == MAXLEN) {
-        *call = "kv_seq_free";
-        rc = kv_seq_free(m->c, m->id[s]);
-        m->id[s] = -1;
+    uint32_t s = (uint32_t)mm_rng_range(r, 0, SLOTS - 1);
+    uint32_t t = (uint32_t)mm_rng_range(r, 0, SLOTS - 1);
+    *op = (kv_op_t){ KV_OP_APPEND, s, t, 0, { 0 } };
+    if (plan[s] < 0 && plan[t] >= 0 && mm_rng_range(r, 0, 1)) {
+        op->kind = KV_OP_FORK;
+        plan[s] = plan[t];
+    } else if (plan[s] < 0) {
+        op->kind = KV_OP_ADD;
+        op->n = make_prompt(m, r, op->tok);
+        plan[s] = op->n;
+    } else if (mm_rng_range(r, 0, 7) == 0 || plan[s] == MAXLEN) {
+        op->kind = KV_OP_FREE;
+        plan[s] = -1;
     } else {
-        kv_token_t tok = (kv_token_t)mm_rng_range(r, 0, 2);
-        *call = "kv_append";
-        if ((rc = kv_append(m->c, m->id[s], tok)) == 0)
-            m->tok[s][m->len[s]++] = tok;
+        op->tok[0] = (kv_token_t)mm_rng_range(r, 0, 2);
+        plan[s]++;
     }
-    return rc;
 }
 
+static const char *const op_name[] = { "kv_read", "kv_seq_add", "kv_append", "kv_fork",
+                                       "kv_seq_free" };
+
+/* The model after an op that returned rc: the slot's new id, length and tokens. */
+static void apply_op(model_t *m, const kv_op_t *op, const kv_op_res_t *res)
+{
+    uint32_t s = op->s, t = op->t;
+    if (op->kind == KV_OP_FREE)
+        m->id[s] = -1;
+    if (res->rc != 0 || op->kind == KV_OP_FREE)
+        return;
+    if (op->kind == KV_OP_FORK) {
+        m->len[s] = m->len[t];
+        memcpy(m->tok[s], m->tok[t], m->len[t] * sizeof(kv_token_t));
+    } else if (op->kind == KV_OP_ADD) {
+        m->len[s] = op->n;
+        memcpy(m->tok[s], op->tok, op->n * sizeof(kv_token_t));
+    } else {
+        m->tok[s][m->len[s]++] = op->tok[0];
+    }
+    if (op->kind != KV_OP_APPEND)
+        m->id[s] = res->id;
+}
+
+/* Checks op number `at` (batch entry k) against the model, then applies it. */
+static void check_op(model_t *m, const kv_batch_t *b, int k, int at, kv_stats_t *before)
+{
+    const kv_op_t *op = &b->op[k];
+    const kv_op_res_t *res = &b->res[k];
+    const state_t *now = batch_state(b, (uint32_t)k);
+    const char *call = op_name[op->kind];
+    int32_t was = m->id[op->s];
+    MM_CHECK(res->rc == 0 || res->rc == -ENOMEM, "op %d: %s returned %d (%s), expected 0 or "
+             "-ENOMEM", at, call, res->rc, strerror(-res->rc));
+    MM_CHECK(now->head.stats_rc == 0, "op %d: kv_get_stats returned %d", at, now->head.stats_rc);
+    if (res->rc == -ENOMEM) {
+        char diff[400];
+        MM_CHECK(stats_equal(before, &now->head.stats), "op %d: %s failed with -ENOMEM but "
+                 "changed the statistics: %s", at, call,
+                 stats_diff(before, &now->head.stats, diff, sizeof diff));
+        MM_CHECK(res->id == was, "op %d: %s failed with -ENOMEM but wrote the id %d", at, call,
+                 res->id);
+    }
+    apply_op(m, op, res);
+    if (m->id[op->s] >= 0)
+        check_seq(m, now, (int)op->s, at);
+    check_all(m, now, at);
+    *before = now->head.stats;
+}
+
+/* ops random operations, planned a batch at a time and run in one call each (kv_ops); a batch
+ * stops at an op that fails, and the next is planned from the model after it. */
 static void run_model(mm_rng_t *r, kv_hash_pick_t h, int ops)
 {
     model_t *m = calloc(1, sizeof *m);
@@ -154,28 +188,21 @@ static void run_model(mm_rng_t *r, kv_hash_pick_t h, int ops)
     for (int k = 0; k < 4; k++)
         for (int i = 0; i < 48; i++)
             m->prefix[k][i] = (kv_token_t)mm_rng_range(r, 0, 2);
-    static state_t now;
+    kv_batch_t b;
+    batch_open(&b, m->c, BATCH, SLOTS, NBLOCKS, SLOTS, ROW - 1, MAXLEN);
+    MM_CHECK(b.state_size == sizeof(state_t), "state_t is not kv_state's layout");
     kv_stats_t before = stats_of(m->c); /* then each op's state's: the last before each op */
-    for (int op = 0; op < ops; op++) {
-        int s = (int)mm_rng_range(r, 0, SLOTS - 1), t = (int)mm_rng_range(r, 0, SLOTS - 1);
-        int32_t was = m->id[s];
-        const char *call = "?";
-        int rc = one_op(m, r, s, t, &call);
-        MM_CHECK(rc == 0 || rc == -ENOMEM, "op %d: %s returned %d (%s), expected 0 or -ENOMEM",
-                 op, call, rc, strerror(-rc));
-        state_of(m, m->id[s] >= 0 ? s : -1, &now);
-        if (rc == -ENOMEM) {
-            char diff[400];
-            MM_CHECK(stats_equal(&before, &now.head.stats), "op %d: %s failed with -ENOMEM but "
-                     "changed the statistics: %s", op, call,
-                     stats_diff(&before, &now.head.stats, diff, sizeof diff));
-            MM_CHECK(m->id[s] == was, "op %d: %s failed with -ENOMEM but wrote the id %d",
-                     op, call, m->id[s]);
-        }
-        if (m->id[s] >= 0)
-            check_seq(m, &now, s, op);
-        check_all(m, &now, op);
-        before = now.head.stats;
+    for (int done = 0; done < ops;) {
+        int64_t plan[SLOTS];
+        int n = ops - done < BATCH ? ops - done : BATCH;
+        for (int s = 0; s < SLOTS; s++)
+            plan[s] = m->id[s] < 0 ? -1 : (int64_t)m->len[s];
+        for (int k = 0; k < n; k++)
+            plan_op(m, plan, r, &b.op[k]);
+        int ran = batch_run(&b, m->id, (uint32_t)n);
+        for (int k = 0; k < ran; k++)
+            check_op(m, &b, k, done + k, &before);
+        done += ran;
     }
     kv_destroy(m->c);
     free(m);

@@ -150,3 +150,31 @@ void iota(kv_token_t *tok, uint32_t n, kv_token_t base)
     for (uint32_t i = 0; i < n; i++)
         tok[i] = base + (kv_token_t)i;
 }
+
+void batch_open(kv_batch_t *b, const kv_cache_t *c, uint32_t max, uint32_t nslots,
+                uint32_t nblocks, uint32_t ntab, uint32_t cap, uint32_t read_cap)
+{
+    size_t size = kv_state_size(nblocks, ntab, cap, read_cap);
+    bool states = nblocks || ntab || cap || read_cap;
+    kv_op_res_t *res = mm_shared_alloc(max * sizeof *res);
+    b->op = mm_shared_alloc(max * sizeof *b->op);
+    b->res = res;
+    b->slot = mm_shared_alloc(nslots * sizeof *b->slot);
+    b->state = states ? mm_shared_alloc(max * size) : NULL;
+    b->state_size = states ? size : 0;
+    b->max = max;
+    b->in = (kv_ops_in_t){ (uint64_t)(uintptr_t)c, (uintptr_t)b->op, (uintptr_t)res,
+                           (uintptr_t)b->slot, (uintptr_t)b->state, 0, nslots,
+                           nblocks, ntab, cap, read_cap };
+}
+
+int batch_run(kv_batch_t *b, const int32_t *id, uint32_t n)
+{
+    ck_assert_msg(n >= 1 && n <= b->max, "a batch of %u ops (room for %u)", n, b->max);
+    memcpy(b->slot, id, b->in.nslots * sizeof *id);
+    b->in.n = n;
+    int ran = mm_call_work("kv_ops", &b->in, sizeof b->in, NULL, 0);
+    MM_CHECK(ran >= 1 && (uint32_t)ran <= n, "the kv_ops workload returned %d for %u ops", ran,
+             n);
+    return ran;
+}
