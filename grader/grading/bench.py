@@ -191,10 +191,11 @@ def score_vs_reference(lab: Lab, m: Metric, mine: list[Run], refs: list[Run]) ->
            f"reference {statistics.median(refs_seen):.3g}{m.unit}; median of {len(fractions)} "
            f"paired runs; 0 points at {t['zero']:g}, full at {t['full']:g} of the reference; "
            "scored against the reference in this run)")
-    value, score = statistics.median(values), m.score_vs_reference(frac)
+    value = statistics.median(values)
+    score = m.score_vs_reference(frac, value)
     if m.below_floor(value):
-        score, how = 0.0, (f"{value:.3g}{m.unit}: no better than {t['floor']:g}{m.unit}, the "
-                           f"least this metric credits whatever the reference reads ({how})")
+        how = (f"{value:.3g}{m.unit}: no better than {t['floor']:g}{m.unit}, the least this "
+               f"metric credits whatever the reference reads ({how})")
     _scored(item, m, value, score, how, _entry(mine[0].report, m.name).get("detail"))
     return item
 
@@ -280,15 +281,16 @@ def _cut_short(lab: Lab, mine: list[Run], ref: Run | None) -> BenchResult:
     return BenchResult(items, mine)
 
 
-def pair_fractions(m: Metric, mine: list[Run], refs: list[Run]) -> list[float]:
-    """The metric's fraction of the reference in each pair where both sides measured it."""
+def pair_figures(m: Metric, mine: list[Run], refs: list[Run]) -> list[tuple[float, float]]:
+    """The metric's fraction of the reference and your figure, in each pair where both sides
+    measured it."""
     out = []
     for y, r in zip(mine, refs):
         e, f = _entry(y.report, m.name), _entry(r.report, m.name)
         if _measured(e) and _measured(f):
             frac = fraction(m, e["value"], f["value"])
             if frac is not None and frac > 0:
-                out.append(frac)
+                out.append((frac, float(e["value"])))
     return out
 
 
@@ -296,7 +298,7 @@ def _pairs_short(lab: Lab, mine: list[Run], refs: list[Run]) -> bool:
     """Whether a timed metric was measured in some pairs but in fewer than MIN_PAIRS (the others
     skipped on one side): more pairs may bring it up to MIN_PAIRS. One measured in no pair (the
     machine cannot show the effect in any run) asks for none."""
-    return any(m.vs_reference and 0 < len(pair_fractions(m, mine, refs)) < MIN_PAIRS
+    return any(m.vs_reference and 0 < len(pair_figures(m, mine, refs)) < MIN_PAIRS
                for m in lab.metrics)
 
 
@@ -306,10 +308,11 @@ def _pairs_disagree(lab: Lab, mine: list[Run], refs: list[Run]) -> bool:
     would cost an honest submission points for one disturbed run). Pairs that all score zero (a
     naive submission), or all full marks, agree (the score of their median is already known)."""
     for m in lab.metrics:
-        fr = pair_fractions(m, mine, refs) if m.vs_reference else []
-        if len(fr) < 2:
+        pairs = pair_figures(m, mine, refs) if m.vs_reference else []
+        if len(pairs) < 2:
             continue
-        low, high = m.score_vs_reference(min(fr)), m.score_vs_reference(max(fr))
+        fr, scores = [f for f, _ in pairs], [m.score_vs_reference(f, v) for f, v in pairs]
+        low, high = min(scores), max(scores)
         if low != high and (max(fr) / min(fr) > SPREAD or high >= m.points):
             return True
     return False

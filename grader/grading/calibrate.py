@@ -53,19 +53,33 @@ def _values(items) -> list[float]:
     return [i.value for i in items if i.status != SKIPPED and i.value is not None]
 
 
-def fractions(m, seen: dict, variant: str) -> list[float]:
+def fractions(m, seen: dict, variant: str) -> list[tuple[float, float]]:
     """What the grader scores where the reference is at hand, as calibration's alternating
     runs give it: each round's figure over the reference's of the same round (the reference:
-    over its next round's), then the median of each two consecutive rounds (bench.ROUNDS)."""
+    over its next round's), then, for each two consecutive rounds (bench.ROUNDS), the median of
+    those fractions and of the variant's own figures (a floor reads the latter)."""
     ref = [i.value if i.status != SKIPPED else None for i in seen["reference"][m.name]]
     mine = [i.value if i.status != SKIPPED else None for i in seen[variant][m.name]]
     if variant == "reference":
         mine, ref = mine[:-1], ref[1:]
-    per_round = [bench.fraction(m, y, r) if y is not None and r is not None else None
+    per_round = [(bench.fraction(m, y, r), y) if y is not None and r is not None else (None, y)
                  for y, r in zip(mine, ref)]
     k = bench.ROUNDS
-    groups = [[f for f in per_round[i:i + k] if f is not None] for i in range(0, len(per_round), k)]
-    return [statistics.median(g) for g in groups if g]
+    groups = [[(f, y) for f, y in per_round[i:i + k] if f is not None]
+              for i in range(0, len(per_round), k)]
+    return [(statistics.median(f for f, _ in g), statistics.median(y for _, y in g))
+            for g in groups if g]
+
+
+def _floor_text(m) -> str:
+    """", floor F" for a metric whose vs_reference has one (its own figure no better than F
+    scores nothing), else ""."""
+    floor = m.vs_reference.get("floor")
+    return "" if floor is None else f", floor {floor:g}{m.unit}"
+
+
+def _scores(m, pairs: list[tuple[float, float]]) -> list[float]:
+    return [m.score_vs_reference(f, v) for f, v in pairs]
 
 
 def summary_vs_reference(lab: Lab, seen: dict, out=print):
@@ -77,14 +91,14 @@ def summary_vs_reference(lab: Lab, seen: dict, out=print):
     for m in timed:
         t = m.vs_reference
         for v in seen:
-            fr = fractions(m, seen, v)
-            if not fr:
+            pairs = fractions(m, seen, v)
+            if not pairs:
                 continue
-            full = sum(m.score_vs_reference(f) >= m.points for f in fr)
-            zero = sum(m.score_vs_reference(f) == 0 for f in fr)
+            fr, scores = [f for f, _ in pairs], _scores(m, pairs)
+            full, zero = sum(x >= m.points for x in scores), sum(x == 0 for x in scores)
             out(f"  {m.name:<24} {v:<10} {min(fr):7.3g} {statistics.median(fr):7.3g} "
                 f"{max(fr):7.3g}  {full:>4}  {zero:>4}  of {len(fr)}  ({t['zero']:g} / "
-                f"{t['full']:g} of the reference)")
+                f"{t['full']:g} of the reference{_floor_text(m)})")
 
 
 def _full_zero(m, its) -> tuple[int, int, int]:
@@ -109,7 +123,7 @@ def handout_table(lab: Lab, seen: dict, runs: int) -> list[str]:
             its = per_metric[m.name]
             vals, skip = _values(its), sum(i.status == SKIPPED for i in its)
             full, zero, scored = _full_zero(m, its)
-            fr = fractions(m, seen, v) if m.vs_reference else []
+            fr = [f for f, _ in fractions(m, seen, v)] if m.vs_reference else []
             rows.append(f"| {m.name} | {v} | {len(its)} | " +
                         (_cell(vals) if vals else "— | — | —") +
                         f" | {full}/{scored} | {zero}/{scored} | {skip} | " +
@@ -178,11 +192,12 @@ def naive_earning(lab: Lab, seen: dict) -> list[str]:
         for m in lab.metrics:
             if not m.vs_reference or m.name not in spec.get("metrics_zero", []) or v not in seen:
                 continue
-            fr = fractions(m, seen, v)
-            if fr and any(m.score_vs_reference(f) > 0 for f in fr):
+            pairs = fractions(m, seen, v)
+            fr = [f for f, _ in pairs]
+            if any(x > 0 for x in _scores(m, pairs)):
                 flags.append(f"{m.name}: naive variant {v} at {statistics.median(fr):.2f} of the "
                              f"reference (max {max(fr):.2f}); it scores zero only at or below "
-                             f"{m.vs_reference['zero']:g}")
+                             f"{m.vs_reference['zero']:g}{_floor_text(m)}")
     return flags
 
 

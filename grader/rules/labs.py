@@ -50,8 +50,11 @@ class Metric:
         """Linear ramp from `zero` (no credit) to `full` (all points), clamped."""
         return ramp(value, self.zero, self.full) * self.points
 
-    def score_vs_reference(self, fraction: float) -> float:
-        """The ramp of vs_reference on yours / reference (higher is better)."""
+    def score_vs_reference(self, fraction: float, value: float) -> float:
+        """The ramp of vs_reference on yours / reference, `fraction` (higher is better); nothing
+        when yours, `value`, is no better than its floor."""
+        if self.below_floor(value):
+            return 0.0
         return ramp(fraction, self.vs_reference["zero"], self.vs_reference["full"]) * self.points
 
     def below_floor(self, value: float) -> bool:

@@ -1,6 +1,9 @@
 """Calibration warns (grader/grading/calibrate.py): a metric measured in fewer runs than asked
 gets no threshold; a naive variant earning points against the reference is flagged with its figure.
 The benchmark is not run: its items are made here."""
+import copy
+import re
+
 from grader.grading import calibrate
 from grader.rules import labs, variants
 from grader.rules.results import PASSED, SKIPPED, Item
@@ -32,6 +35,21 @@ def test_a_naive_variant_that_earns_points_is_flagged_with_its_figure():
     assert any(f.startswith(f"{METRIC}: naive variant naive at 0.42") and "0.35" in f
                for f in flags), flags
     assert not [f for f in calibrate.naive_earning(lab, _seen(1.0, 0.2, 4)) if METRIC in f]
+
+
+def test_a_naive_variant_under_the_floor_is_not_flagged():
+    """A floor scores the naive variant zero whatever its fraction: calibration reads it too."""
+    lab = copy.deepcopy(labs.load(SLUG))
+    m = next(m for m in lab.metrics if m.name == METRIC)
+    seen = _seen(1.0, 0.42, 4)
+    m.vs_reference = dict(m.vs_reference, floor=0.45)
+    assert not [f for f in calibrate.naive_earning(lab, seen) if METRIC in f]
+    said = []
+    calibrate.summary_vs_reference(lab, seen, out=said.append)
+    naive = next(s for s in said if s.strip().startswith(METRIC) and " naive " in s)
+    assert re.search(r" 0 +2  of 2 ", naive) and "floor 0.45" in naive, naive  # full, zero
+    m.vs_reference["floor"] = 0.4
+    assert [f for f in calibrate.naive_earning(lab, seen) if METRIC in f]
 
 
 def test_fewer_measured_runs_than_asked_writes_no_thresholds(tmp_path, monkeypatch):

@@ -326,6 +326,19 @@ def test_pairs_that_disagree_ask_for_more_rounds(monkeypatch):
     assert item.score == 10 and "median of 5 paired runs" in item.output
 
 
+def test_pairs_under_the_floor_agree():
+    """Pairs whose figures are all no better than the floor score zero whatever their fractions:
+    they agree, and ask for no more rounds (the floor read where the ramp is)."""
+    import dataclasses
+    m = timed(zero=1.1, full=1.4, ref_zero=0.6, ref_full=0.78)
+    one = dataclasses.replace(labs.load("lab01-cache-lines"), metrics=[m])
+    mine, refs = runs(1.0, 1.05), runs(1.3, 2.0)    # 0.77 and 0.53 of the reference
+    assert bench._pairs_disagree(one, mine, refs)
+    m.vs_reference["floor"] = 1.1
+    assert not bench._pairs_disagree(one, mine, refs)
+    assert m.score_vs_reference(0.77, 1.0) == 0 and m.score_vs_reference(0.77, 1.2) > 8
+
+
 def test_only_the_drawn_run_measures_its_series(monkeypatch):
     """Paired rounds: the series is drawn from the submission's first run, so that run alone is
     asked for it; the reference's and later rounds' runs get MLMEM_BENCH_SERIES=0."""
