@@ -110,41 +110,9 @@ def log_mismatch(train_loop, means):
     return ""
 
 
-def trajectory(train_loop, steps):
-    """What train(steps, seed=11) did, as float32 bytes for the C tests to replay step by step
-    (tests/replay.h gives the layout): the model's parameters as made, each step's inputs and
-    targets as the model and mse saw them, each step's loss as on_step gave it and as the result
-    lists it, the last `steps` values of flush_log(), and the parameters at the end."""
-    seen_x, seen_y, first = [], [], []
-    init, call, mse = mg.MLP.__init__, mg.MLP.__call__, mg.mse
-
-    def recording_init(self, *args):
-        init(self, *args)
-        first.extend(p.data.copy() for p in self.params)
-
-    def recording_call(self, x):
-        seen_x.append(x.data.copy())
-        return call(self, x)
-
-    def recording_mse(pred, target):
-        seen_y.append(target.data.copy())
-        return mse(pred, target)
-    mg.MLP.__init__, mg.MLP.__call__, mg.mse = recording_init, recording_call, recording_mse
-    try:
-        result, seen = run(train_loop, steps)
-    finally:
-        mg.MLP.__init__, mg.MLP.__call__, mg.mse = init, call, mse
-    listed = [float(getattr(l, "data", l)) for l in result["losses"]]  # a Tensor's value too
-    parts = first + seen_x + seen_y + [[l for _, l in seen], listed,
-                                       train_loop.flush_log()[-steps:]]
-    parts += [p.data for p in result["model"].params]
-    return b"".join(np.asarray(p, np.float32).tobytes() for p in parts)
-
-
-def learns(train_loop, steps=150):
-    """'' if train() still trains and reports as its docstring says, and flush_log() gives back
-    each step's mean prediction, else why not."""
-    (result, seen), means = predicted_means(lambda: run(train_loop, steps))
+def reports_wrong(result, seen, steps):
+    """'' if train(steps)'s result and the losses on_step reported are as its docstring says and
+    the model learned, else why not."""
     losses = result.get("losses") if isinstance(result, dict) else None
     if not isinstance(losses, list) or len(losses) != steps:
         return f"train({steps}) must return {{'losses': a list of {steps} losses, ...}}"
@@ -156,7 +124,51 @@ def learns(train_loop, steps=150):
     if not last < 0.6 * first:
         return f"the model no longer learns: mean loss {first:.4f} over the first 10 steps, " \
                f"{last:.4f} over the last 10"
-    return log_mismatch(train_loop, means[-steps:])
+    return ""
+
+
+def trajectory(train_loop, steps):
+    """What train(steps, seed=11) did, as float32 bytes for the C tests to replay step by step
+    (tests/replay.h gives the layout): the model's parameters as made, each step's inputs and
+    targets as the model and mse saw them, each step's loss as on_step gave it and as the result
+    lists it, the last `steps` values of flush_log(), and the parameters at the end. Or, as a
+    str, why that run is not what train()'s docstring says (learns' checks, on the same run)."""
+    seen_x, seen_y, first, means = [], [], [], []
+    init, call, mse = mg.MLP.__init__, mg.MLP.__call__, mg.mse
+
+    def recording_init(self, *args):
+        init(self, *args)
+        first.extend(p.data.copy() for p in self.params)
+
+    def recording_call(self, x):
+        seen_x.append(x.data.copy())
+        out = call(self, x)
+        means.append(float(out.data.mean()))
+        return out
+
+    def recording_mse(pred, target):
+        seen_y.append(target.data.copy())
+        return mse(pred, target)
+    mg.MLP.__init__, mg.MLP.__call__, mg.mse = recording_init, recording_call, recording_mse
+    try:
+        result, seen = run(train_loop, steps)
+    finally:
+        mg.MLP.__init__, mg.MLP.__call__, mg.mse = init, call, mse
+    why = reports_wrong(result, seen, steps) or log_mismatch(train_loop, means[-steps:])
+    if why:
+        return why
+    listed = [float(getattr(l, "data", l)) for l in result["losses"]]  # a Tensor's value too
+    parts = first + seen_x + seen_y + [[l for _, l in seen], listed,
+                                       train_loop.flush_log()[-steps:]]
+    parts += [p.data for p in result["model"].params]
+    return b"".join(np.asarray(p, np.float32).tobytes() for p in parts)
+
+
+def learns(train_loop, steps=150):
+    """'' if train() still trains and reports as its docstring says, and flush_log() gives back
+    each step's mean prediction, else why not."""
+    (result, seen), means = predicted_means(lambda: run(train_loop, steps))
+    return reports_wrong(result, seen, steps) or log_mismatch(train_loop, means[-steps:])
 
 
 def losses_hold_graphs(train_loop, steps=20):

@@ -255,6 +255,13 @@ int serve_trajectory(const void *in, size_t in_len, void *out, size_t out_len)
     PyObject *b = po_eval(code, ans->text, sizeof ans->text, &rc);
     if (!b)
         return rc;
+    if (PyUnicode_Check(b)) { /* why the run is not what train()'s docstring says */
+        const char *why = PyUnicode_AsUTF8(b);
+        snprintf(ans->text, sizeof ans->text, "%s", why ? why : "(not UTF-8)");
+        PyErr_Clear();
+        Py_DECREF(b);
+        return 2;
+    }
     if (!PyBytes_Check(b)) {
         Py_DECREF(b);
         snprintf(ans->text, sizeof ans->text, "harness.trajectory did not give bytes");

@@ -28,7 +28,9 @@ typedef struct {
 
 /* trajectory: harness.trajectory(train_loop, steps) (py/harness.py: what train(steps, seed=11)
  * did, as float32 bytes) copied to dst, shared memory of cap bytes, when it fits; len is its
- * size either way. The harness replays it (tests/replay.h). */
+ * size either way. The harness replays it (tests/replay.h). Returns 0; 2 with why in text when
+ * the run is not what train()'s docstring says (harness.reports_wrong, log_mismatch); else as
+ * the py workload. */
 typedef struct {
     int32_t steps;
     uint64_t dst, cap;

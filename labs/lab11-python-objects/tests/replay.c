@@ -127,6 +127,7 @@ void tu_assert_train_replays(int steps)
     static po_traj_out_t out;
     int rc = mm_call_work("trajectory", &in, sizeof in, &out, sizeof out);
     out.text[sizeof out.text - 1] = 0;
+    ck_assert_msg(rc != 2, "%s", out.text); /* your process's own check failed it */
     ck_assert_msg(rc == 0, "recording train(%d) failed: %s", steps, out.text);
     ck_assert_msg(out.len == (int64_t)bytes, "train(%d) recorded %lld bytes, %zu expected: the "
                   "model, the batch or the steps are not those of train_loop.py's contract "

@@ -28,9 +28,10 @@ typedef struct {
  * why ("step 7: on_step's loss 0.41 against 0.52 replayed"). */
 int tr_replay(const float *t, int steps, tr_summary_t *sum, char *why, size_t cap);
 
-/* Fails the test unless train(steps, seed=11) in your process replays (its trajectory, through
- * the trajectory workload) and learns: the mean replayed loss of its last 10 steps below 0.6 of
- * its first 10's. */
+/* Fails the test unless train(steps, seed=11) in your process passes your process's checks of
+ * what it reports (harness.reports_wrong and log_mismatch, with their message), replays (its
+ * trajectory, through the trajectory workload) and learns: the mean replayed loss of its last
+ * 10 steps below 0.6 of its first 10's. */
 void tu_assert_train_replays(int steps);
 
 #endif

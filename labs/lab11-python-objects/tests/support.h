@@ -103,8 +103,8 @@ void tu_assert_nothing_kept(const char *what, const char *expr);
 long tu_rss_delta_kib(const char *expr, int reps, int hold);
 
 /* Imports your src/train_loop.py as train_loop in the namespace, and checks that it still
- * trains as its docstring says: harness.learns in your process (its word: it can only fail the
- * test), then the harness's own replay of train(150) (replay.h). */
+ * trains as its docstring says: one run of train(150), checked in your process as harness.learns
+ * does (its word: it can only fail the test), then replayed by the harness (replay.h). */
 void tu_load_train_loop(void);
 
 #endif
