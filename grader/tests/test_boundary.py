@@ -16,7 +16,8 @@ from grader.rules import labs, variants
 
 pytestmark = pytest.mark.slow
 
-LAB01, LAB04, LAB06 = "lab01-cache-lines", "lab04-numa-binding", "lab06-mmap-datasets"
+LAB01, LAB02 = "lab01-cache-lines", "lab02-effective-latency"
+LAB04, LAB06 = "lab04-numa-binding", "lab06-mmap-datasets"
 HOSTILE = os.path.join(ROOT, "grader", "tests", "data", "hostile")
 ROOTED = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox uids)")
 SPLIT = [s for s in labs.slugs() if os.path.isfile(os.path.join(ROOT, "labs", s, "calls.toml"))]
@@ -192,6 +193,33 @@ def test_a_clock_patched_through_the_got_gains_nothing(tmp_path):
     built = build.build(lab, sub, tag="boundary-got")
     run = bench.run_once(lab, os.path.join(built.out_dir, "bench"), "boundary-got", series=False)
     assert "hostile: clock_gettime's slot patched" in run.stderr, run.stderr[-2000:]
+
+
+@pytest.mark.lab("02")
+def test_lab02_a_rewritten_trace_gains_nothing(tmp_path):
+    """Lab 02's reference made FIFO, whose el_cache_access finds the cache_trace workload's trace
+    in shared memory and makes every access after the first a hit (hostile/trace_rewrite.c): the
+    harness checks the cache against its own copy of the trace, so test_cache_random_traces
+    fails at the first access the FIFO cache gets wrong, and says so; the rewrite itself took
+    (its line is in the student's output). Checked against the trace read back from shared
+    memory, as it once was, this cache passed that test."""
+    with open(os.path.join(HOSTILE, "trace_rewrite.c")) as f:
+        code = f.read()
+    sig = "int el_cache_access(el_cache_t *c, uint64_t addr, size_t size)\n{"
+    first = "    uint64_t first = addr / c->line, last"
+    hit = "        c->stats.hits++;\n    } else if"
+    sub = variants.make(LAB02, str(tmp_path / "sub"), [
+        {"file": "src/cachesim.c", "old": sig, "new": code + sig},
+        {"file": "src/cachesim.c", "old": first,
+         "new": "    hostile_rewrite(c, addr, size, c->line);\n" + first},
+        {"file": "src/cachesim.c", "old": hit,
+         "new": "        c->stats.hits++;\n        return hit; /* FIFO: no move on a hit */\n"
+                "    } else if"}])
+    g = grade(sub, "02", str(tmp_path / "out"), env=SANDBOX_ENV, extra=["--parts", "tests"])
+    t = g.tests("02")["test_cache_random_traces"]
+    assert t["score"] == 0 and "the model says" in t["output"], t
+    assert "hostile: the trace in shared memory rewritten" in _transcript(sub, "boundary-trace",
+                                                                          LAB02)
 
 
 @pytest.mark.lab("04")

@@ -2,6 +2,7 @@
  * against a second, independent model. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cachesim.h"
 #include "mm_call.h"
 #include "mm_check.h"
@@ -114,31 +115,42 @@ static int model_access(model_t *m, uint64_t addr, size_t size)
     return missed;
 }
 
-/* A trace of random accesses through your cache in one call of the cache_trace workload (the
- * arrays shared), each access's result checked against the model's. */
-static void check_random_trace(mm_rng_t *r, el_cache_t *c, model_t *m, el_trace_in_t *q)
+/* A trace of random accesses through your cache in one call of the cache_trace workload, each
+ * access's result checked against the model's. The trace and the results are read from the
+ * harness's own copies (t): the shared arrays (q) are the student's process's to change. */
+typedef struct {
+    uint64_t *addr, *size;
+    int32_t *missed;
+} trace_t;
+
+static void check_random_trace(mm_rng_t *r, el_cache_t *c, model_t *m, el_trace_in_t *q,
+                               const trace_t *t)
 {
-    uint64_t *addr = (uint64_t *)(uintptr_t)q->addr, *size = (uint64_t *)(uintptr_t)q->size;
-    const int32_t *got = (const int32_t *)(uintptr_t)q->missed;
     uint64_t span = 3 * m->sets * m->ways * m->line;
     for (uint64_t i = 0; i < q->n; i++) {
-        addr[i] = mm_rng_range(r, 0, span);
-        size[i] = mm_rng_range(r, 1, 2 * m->line);
+        t->addr[i] = mm_rng_range(r, 0, span);
+        t->size[i] = mm_rng_range(r, 1, 2 * m->line);
     }
+    memcpy((void *)(uintptr_t)q->addr, t->addr, q->n * sizeof *t->addr);
+    memcpy((void *)(uintptr_t)q->size, t->size, q->n * sizeof *t->size);
     q->cache = (uintptr_t)c;
     MM_ASSERT_OK(mm_call_work("cache_trace", q, sizeof *q, NULL, 0));
+    memcpy(t->missed, (const void *)(uintptr_t)q->missed, q->n * sizeof *t->missed);
     for (uint64_t i = 0; i < q->n; i++) {
-        int want = model_access(m, addr[i], (size_t)size[i]);
-        MM_CHECK(got[i] == want, "%zu sets x %zu ways x %zu B, access %llu (%llu bytes at "
+        int want = model_access(m, t->addr[i], (size_t)t->size[i]);
+        MM_CHECK(t->missed[i] == want, "%zu sets x %zu ways x %zu B, access %llu (%llu bytes at "
                  "%llu): %d lines missed, the model says %d", m->sets, m->ways, m->line,
-                 (unsigned long long)i, (unsigned long long)size[i],
-                 (unsigned long long)addr[i], got[i], want);
+                 (unsigned long long)i, (unsigned long long)t->size[i],
+                 (unsigned long long)t->addr[i], t->missed[i], want);
     }
 }
 
 MM_TEST(test_cache_random_traces)
 {
     enum { ACCESSES = 5000 };
+    static uint64_t addr[ACCESSES], size[ACCESSES];
+    static int32_t missed[ACCESSES];
+    const trace_t t = { addr, size, missed };
     mm_rng_t r = MM_RNG();
     el_trace_in_t q = { 0, ACCESSES, (uintptr_t)mm_shared_alloc(ACCESSES * sizeof(uint64_t)),
                         (uintptr_t)mm_shared_alloc(ACCESSES * sizeof(uint64_t)),
@@ -151,7 +163,7 @@ MM_TEST(test_cache_random_traces)
         ck_assert(m.tag && m.used);
         el_cache_t *c = NULL;
         MM_ASSERT_OK(el_cache_create(&c, m.sets, m.ways, m.line));
-        check_random_trace(&r, c, &m, &q);
+        check_random_trace(&r, c, &m, &q, &t);
         assert_stats(c, m.hits, m.misses, m.evictions, "a random trace");
         el_cache_destroy(c);
         free(m.tag);

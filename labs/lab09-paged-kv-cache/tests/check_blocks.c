@@ -205,6 +205,7 @@ MM_TEST(test_seq_ids_lowest_free)
     MM_ASSERT_OK(kv_seq_free(c, 3));
     ck_assert_msg(add_seq(c, NULL, 0) == 3 && fork_seq(c, 9) == 17,
                   "freed ids come back lowest first (3, then 17)");
+    batch_close(&b);
     kv_destroy(c);
 }
 MM_END_TEST

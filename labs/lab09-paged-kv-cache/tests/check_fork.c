@@ -193,6 +193,7 @@ MM_TEST(test_cow_isolation_random)
             check_cow(m, &b, k, done + (int)k);
         done += ran;
     }
+    batch_close(&b);
     kv_destroy(c);
     free(m);
 }

@@ -204,6 +204,7 @@ static void run_model(mm_rng_t *r, kv_hash_pick_t h, int ops)
             check_op(m, &b, k, done + k, &before);
         done += ran;
     }
+    batch_close(&b);
     kv_destroy(m->c);
     free(m);
 }

@@ -156,25 +156,38 @@ void batch_open(kv_batch_t *b, const kv_cache_t *c, uint32_t max, uint32_t nslot
 {
     size_t size = kv_state_size(nblocks, ntab, cap, read_cap);
     bool states = nblocks || ntab || cap || read_cap;
-    kv_op_res_t *res = mm_shared_alloc(max * sizeof *res);
-    b->op = mm_shared_alloc(max * sizeof *b->op);
-    b->res = res;
-    b->slot = mm_shared_alloc(nslots * sizeof *b->slot);
-    b->state = states ? mm_shared_alloc(max * size) : NULL;
+    b->op = calloc(max, sizeof *b->op);
+    b->res = calloc(max, sizeof *b->res);
+    b->state = states ? calloc(max, size) : NULL;
+    MM_CHECK(b->op && b->res && (b->state || !states), "test out of memory");
     b->state_size = states ? size : 0;
     b->max = max;
-    b->in = (kv_ops_in_t){ (uint64_t)(uintptr_t)c, (uintptr_t)b->op, (uintptr_t)res,
-                           (uintptr_t)b->slot, (uintptr_t)b->state, 0, nslots,
+    b->in = (kv_ops_in_t){ (uint64_t)(uintptr_t)c,
+                           (uintptr_t)mm_shared_alloc(max * sizeof *b->op),
+                           (uintptr_t)mm_shared_alloc(max * sizeof *b->res),
+                           (uintptr_t)mm_shared_alloc(nslots * sizeof(int32_t)),
+                           states ? (uintptr_t)mm_shared_alloc(max * size) : 0, 0, nslots,
                            nblocks, ntab, cap, read_cap };
 }
 
 int batch_run(kv_batch_t *b, const int32_t *id, uint32_t n)
 {
     ck_assert_msg(n >= 1 && n <= b->max, "a batch of %u ops (room for %u)", n, b->max);
-    memcpy(b->slot, id, b->in.nslots * sizeof *id);
+    memcpy((void *)(uintptr_t)b->in.op, b->op, n * sizeof *b->op);
+    memcpy((void *)(uintptr_t)b->in.slot, id, b->in.nslots * sizeof *id);
     b->in.n = n;
     int ran = mm_call_work("kv_ops", &b->in, sizeof b->in, NULL, 0);
     MM_CHECK(ran >= 1 && (uint32_t)ran <= n, "the kv_ops workload returned %d for %u ops", ran,
              n);
+    memcpy(b->res, (const void *)(uintptr_t)b->in.res, (size_t)ran * sizeof *b->res);
+    if (b->state)
+        memcpy(b->state, (const void *)(uintptr_t)b->in.state, (size_t)ran * b->state_size);
     return ran;
+}
+
+void batch_close(kv_batch_t *b)
+{
+    free(b->op);
+    free(b->res);
+    free(b->state);
 }

@@ -37,22 +37,25 @@ void expect_tokens(const kv_cache_t *c, int32_t id, const kv_token_t *want, uint
 /* Asserts free / cached / used block counts. */
 void expect_counts(const kv_cache_t *c, uint32_t free_blocks, uint32_t cached, uint32_t used,
                    const char *what);
-/* A batch of operations for the kv_ops workload (kv_serve.h): its arrays in memory shared with
- * the student's process, room for `max` ops, and each op's state after it of the shape given
- * (states NULL when every size is 0). */
+/* A batch of operations for the kv_ops workload (kv_serve.h): room for `max` ops, and each
+ * op's state after it of the shape given (none when every size is 0). The arrays here are the
+ * harness's own: batch_run copies op[] into memory shared with the student's process before the
+ * call, and what that process wrote back into res[] and the states after it, so that nothing
+ * the tests read can change under them (the shared arrays are in.op, in.res, in.slot, in.state). */
 typedef struct {
     kv_ops_in_t in;
     kv_op_t *op;
-    const kv_op_res_t *res;
-    int32_t *slot;
-    const char *state;
+    kv_op_res_t *res;
+    char *state;
     size_t state_size;
     uint32_t max;
 } kv_batch_t;
 void batch_open(kv_batch_t *b, const kv_cache_t *c, uint32_t max, uint32_t nslots,
                 uint32_t nblocks, uint32_t ntab, uint32_t cap, uint32_t read_cap);
-/* Runs b->op[0..n) from slots id[0..nslots); returns how many ran (the last may have failed). */
+/* Runs op[0..n) from slots id[0..nslots); returns how many ran (the last may have failed). */
 int batch_run(kv_batch_t *b, const int32_t *id, uint32_t n);
+/* Frees the harness's arrays (the shared ones end with the test). */
+void batch_close(kv_batch_t *b);
 /* The state after op k. */
 static inline const void *batch_state(const kv_batch_t *b, uint32_t k)
 {
