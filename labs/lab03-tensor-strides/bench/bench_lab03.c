@@ -5,7 +5,8 @@
  * around the call (mm_call_last_ns), on buffers in memory shared with it. memcpy and the naive
  * loop run here, on the same buffers, while your process must be idle (its CPU time is read
  * before and after each of their runs). Every output is checked against the values the source
- * was filled with (element k is k), never against the shared source itself.
+ * was filled with (element k is k), never against the shared source itself; and each timed call
+ * is given new values at random places first, which it must copy (probes_t).
  * Prints one JSON object (common/mm_bench.h); the grader scores it with lab.toml's thresholds. */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "copy.h"
 #include "mm_bench.h"
 #include "mm_call.h"
+#include "mm_rng.h"
 #include "mm_timer.h"
 #include "view.h"
 
@@ -54,12 +56,77 @@ typedef struct {
     float *src, *dst, *ref; /* shared: the storage, your output, the baselines' output */
 } buffers_t;
 
+/* Fresh values for every timed call of yours, so that none can answer from an earlier one:
+ * before it, PROBES elements of the output drawn at random get a value no copy gives (POISON)
+ * and their source elements new ones (negative: never a storage element's own); after it, each
+ * must hold its new value, and the source and the output are put back as they were. */
+#define PROBES 1024
+#define POISON (-0.5f)
+typedef struct {
+    const tv_t *v;      /* the output is v's elements in order, the source its storage */
+    float *src, *dst;   /* shared */
+    int64_t n;          /* v's elements */
+    int64_t at[PROBES], off[PROBES]; /* each probe's output index and storage element */
+    mm_rng_t rng;
+    uint64_t calls;
+    int64_t bad;        /* the first output element a timed call left wrong, or -1 */
+} probes_t;
+
 /* One side of a paired round: baseline code run here, or one call into your process. */
 typedef struct {
     void (*here)(void *arg);
     int (*yours)(void *arg); /* returns the call's result (0: success) */
     void *arg;
+    probes_t *probe;         /* a call of yours with probes, or NULL */
 } side_t;
+
+/* v's elements: the product of its shape. */
+static int64_t elements(const tv_t *v)
+{
+    int64_t n = 1;
+    for (unsigned k = 0; k < v->ndim; k++)
+        n *= v->shape[k];
+    return n;
+}
+
+/* The storage element of v's element e (row-major order of its shape). */
+static int64_t storage_of(const tv_t *v, int64_t e)
+{
+    int64_t off = v->offset;
+    for (unsigned k = v->ndim; k-- > 0;) {
+        off += e % v->shape[k] * v->strides[k];
+        e /= v->shape[k];
+    }
+    return off;
+}
+
+static float probe_value(const probes_t *p, int k)
+{
+    return -1.0f - (float)((p->calls * PROBES + (uint64_t)k) % (1u << 23));
+}
+
+static void probes_set(probes_t *p)
+{
+    for (int k = 0; k < PROBES; k++) {
+        int64_t e = (int64_t)mm_rng_range(&p->rng, 0, (uint64_t)p->n - 1);
+        while (p->dst[e] == POISON) /* drawn already in this call */
+            e = (e + 1) % p->n;
+        p->at[k] = e, p->off[k] = storage_of(p->v, e);
+        p->dst[e] = POISON;
+        p->src[p->off[k]] = probe_value(p, k);
+    }
+}
+
+static void probes_check(probes_t *p)
+{
+    for (int k = 0; k < PROBES; k++) {
+        if (p->bad < 0 && p->dst[p->at[k]] != probe_value(p, k))
+            p->bad = p->at[k];
+        p->src[p->off[k]] = (float)p->off[k];
+        p->dst[p->at[k]] = (float)p->off[k];
+    }
+    p->calls++;
+}
 
 /* What paired() measured. */
 typedef struct {
@@ -74,10 +141,15 @@ typedef struct {
 static double time_side(const side_t *s, paired_t *p)
 {
     if (s->yours) {
+        if (s->probe)
+            probes_set(s->probe);
         int rc = s->yours(s->arg);
+        double t = (double)mm_call_last_ns() * 1e-9;
         if (rc != 0 && p->rc == 0)
             p->rc = rc;
-        return (double)mm_call_last_ns() * 1e-9;
+        if (s->probe)
+            probes_check(s->probe);
+        return t;
     }
     uint64_t c0 = mm_student_cpu_ns(), t0 = mm_now_ns();
     s->here(s->arg);
@@ -142,9 +214,7 @@ static int call_contiguous(void *p)
  * benchmark's own odometer walk over v, whose storage element k is k. */
 static int64_t first_wrong(const tv_t *v, const float *out)
 {
-    int64_t idx[TV_MAX_DIMS] = { 0 }, n = 1;
-    for (unsigned k = 0; k < v->ndim; k++)
-        n *= v->shape[k];
+    int64_t idx[TV_MAX_DIMS] = { 0 }, n = elements(v);
     for (int64_t e = 0; e < n; e++) {
         int64_t off = v->offset;
         for (unsigned k = 0; k < v->ndim; k++)
@@ -176,7 +246,9 @@ static void bench_contiguous(mm_json_t *j, const char *name, const tv_t *v, buff
     size_t bytes = (size_t)v->storage_elems * sizeof(float); /* views of their whole storage */
     contig_arg_t ca = { v, b->dst, bytes };
     memcpy_arg_t ma = { b->ref, b->src, bytes };
-    side_t base = { run_memcpy, NULL, &ma }, yours = { NULL, call_contiguous, &ca };
+    probes_t probe = { v, b->src, b->dst, elements(v), { 0 }, { 0 }, mm_rng_new(3), 0, -1 };
+    side_t base = { run_memcpy, NULL, &ma, NULL };
+    side_t yours = { NULL, call_contiguous, &ca, &probe };
     paired_t p;
     memset(b->dst, 0, bytes);
     if (paired(&base, &yours, WARMUP, REPS, &p) != 0) {
@@ -186,7 +258,11 @@ static void bench_contiguous(mm_json_t *j, const char *name, const tv_t *v, buff
     if (refused(j, name, "tv_contiguous", &p))
         return;
     int64_t bad = first_wrong(v, b->dst);
-    if (bad >= 0)
+    if (probe.bad >= 0)
+        mm_bench_failf(j, name, "a timed call of tv_contiguous left element %lld, given a new "
+                       "value just before it, unwritten: every call must copy its whole view "
+                       "(%s)", (long long)probe.bad, what);
+    else if (bad >= 0)
         mm_bench_failf(j, name, "tv_contiguous wrote a wrong element %lld (%s)", (long long)bad,
                        what);
     else
@@ -225,16 +301,22 @@ static int64_t transpose_wrong(const float *dst)
     return -1;
 }
 
-static void bench_transpose(mm_json_t *j, buffers_t *b)
+/* t: the transposed matrix as a view (dst is its elements in order). */
+static void bench_transpose(mm_json_t *j, buffers_t *b, const tv_t *t)
 {
     transpose_arg_t na = { b->src, b->ref, 0 }, ya = { b->src, b->dst, 0 };
-    side_t base = { run_naive, NULL, &na }, yours = { NULL, call_transpose, &ya };
+    probes_t probe = { t, b->src, b->dst, elements(t), { 0 }, { 0 }, mm_rng_new(4), 0, -1 };
+    side_t base = { run_naive, NULL, &na, NULL }, yours = { NULL, call_transpose, &ya, &probe };
     paired_t p;
     memset(b->dst, 0, NELEMS * sizeof(float));
     if (paired(&base, &yours, WARMUP, REPS, &p) != 0)
         mm_bench_fail(j, "transpose_speedup", "timing failed");
     else if (refused(j, "transpose_speedup", "tv_transpose2d_f32", &p))
         return;
+    else if (probe.bad >= 0)
+        mm_bench_failf(j, "transpose_speedup", "a timed call of tv_transpose2d_f32 left element "
+                       "%lld, given a new value just before it, unwritten: every call must "
+                       "transpose the whole matrix", (long long)probe.bad);
     else if (transpose_wrong(b->dst) >= 0)
         mm_bench_fail(j, "transpose_speedup", "tv_transpose2d_f32 wrote a wrong element");
     else
@@ -262,10 +344,11 @@ static int blocking_series(buffers_t *b, size_t *tile, double *frac, double *fra
 {
     memcpy_arg_t ma = { b->ref, b->src, NELEMS * sizeof(float) };
     memcpy_arg_t mc = { b->ref, b->src, NHWC_ELEMS * sizeof(float) };
-    side_t base = { run_memcpy, NULL, &ma }, base_cl = { run_memcpy, NULL, &mc };
+    side_t base = { run_memcpy, NULL, &ma, NULL }, base_cl = { run_memcpy, NULL, &mc, NULL };
     for (int t = 0; t < NTILES; t++) {
         transpose_arg_t ta = { b->src, b->dst, (size_t)1 << t };
-        side_t yours = { NULL, call_transpose, &ta }, cl = { NULL, call_tiled_cl, &ta };
+        side_t yours = { NULL, call_transpose, &ta, NULL };
+        side_t cl = { NULL, call_tiled_cl, &ta, NULL };
         paired_t p, pc;
         tile[t] = ta.tile;
         if (paired(&base, &yours, 0, 5, &p) != 0 || paired(&base_cl, &cl, 0, 5, &pc) != 0 ||
@@ -298,7 +381,7 @@ static double strided_fraction(buffers_t *b)
 {
     transpose_arg_t na = { b->src, b->dst, 0 };
     memcpy_arg_t ma = { b->ref, b->src, NELEMS * sizeof(float) };
-    side_t base = { run_memcpy, NULL, &ma }, naive = { run_naive, NULL, &na };
+    side_t base = { run_memcpy, NULL, &ma, NULL }, naive = { run_naive, NULL, &na, NULL };
     paired_t p;
     if (paired(&base, &naive, WARMUP, GATE_REPS, &p) != 0)
         return -1;
@@ -337,7 +420,7 @@ static void run_all(mm_json_t *j, buffers_t *b, double *strided)
         bench_contiguous(j, "contiguous_transposed", &t, b, "x.t().contiguous() of a 4000 x 4000");
         bench_contiguous(j, "contiguous_channels_last", &cl, b,
                          "(20, 256, 56, 56) stored channels last");
-        bench_transpose(j, b);
+        bench_transpose(j, b, &t);
     }
     int have_series = mm_bench_series_wanted() && blocking_series(b, tile, frac, frac_cl) == 0;
     mm_bench_end_metrics(j);

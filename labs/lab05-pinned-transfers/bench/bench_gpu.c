@@ -386,10 +386,11 @@ static void report_pipe(mm_json_t *j, pipe_times_t *t, const pt_plan_t *plan, un
 
 /* Your pipeline over `plan` (shared memory, your process keeps it) from src to dst: runs it;
  * returns 0 or its error (reported as failed, with the reason); times it PIPE_REPS times into t
- * unless `emulated`. */
-static int time_pipe(mm_json_t *j, ref_t *r, const pt_plan_t *plan, const uint32_t *src,
-                     uint32_t *dst, unsigned rounds, const char *emulated, pipe_times_t *t,
-                     mm_idle_t *idle)
+ * unless `emulated`, against this program's stages over `total` bytes (this program's copy of
+ * the plan's: never read back from the shared one). */
+static int time_pipe(mm_json_t *j, ref_t *r, const pt_plan_t *plan, size_t total,
+                     const uint32_t *src, uint32_t *dst, unsigned rounds, const char *emulated,
+                     pipe_times_t *t, mm_idle_t *idle)
 {
     char e[300];
     pt_pipe_t *p = NULL;
@@ -399,7 +400,7 @@ static int time_pipe(mm_json_t *j, ref_t *r, const pt_plan_t *plan, const uint32
     if (rc == 0)
         rc = pt_pipe_run(p, rounds, NULL); /* warm-up */
     for (int k = 0; k < PIPE_REPS && rc == 0 && !emulated; k++)
-        rc = pipe_rep(r, p, plan->total, rounds, &t[k], idle);
+        rc = pipe_rep(r, p, total, rounds, &t[k], idle);
     if (rc != 0 && r->err != cudaSuccess)
         mm_bench_failf(j, "overlap_efficiency", "the benchmark's own copy or kernel failed: %s",
                        ref_why(r, rc, e, sizeof e));
@@ -419,7 +420,7 @@ static void run_pipe(mm_json_t *j, ref_t *r, const pt_plan_t *plan, const pt_pla
     mm_idle_t idle = { 0 };
     char sum[200], why[300];
     unsigned rounds = balance_rounds(r, mine->total);
-    if (time_pipe(j, r, plan, src, dst, rounds, emulated, t, &idle) != 0)
+    if (time_pipe(j, r, plan, mine->total, src, dst, rounds, emulated, t, &idle) != 0)
         return;
     if (!verify(dst, mine->total / WORD, rounds, sum, sizeof sum))
         mm_bench_failf(j, "overlap_efficiency", "your pipeline's output is wrong (%s)", sum);

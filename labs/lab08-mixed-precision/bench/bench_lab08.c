@@ -15,7 +15,6 @@
 #include "mp_budget.h"
 #include "mp_convert.h"
 #include "mm_timer.h"
-#include "../serve/mp_work.h"
 #include "../tests/oracle.h"
 #if defined(__aarch64__)
 #include <arm_neon.h>
@@ -38,14 +37,27 @@ static const char *const CONVERSIONS[] = { "f32_to_bf16_vs_memcpy", "f32_to_f16_
 
 typedef int (*convert_fn)(const float *, uint16_t *, size_t);
 
+/* Fresh inputs for every timed call of yours, so that none can answer from an earlier one:
+ * before each, PROBES elements drawn at random get new inputs and their outputs a value no
+ * correct conversion gives (the complement of the right one); after it, each is checked. */
+#define PROBES 1024
 typedef struct {
-    const float *src;  /* shared: the input */
-    const float *mine; /* this program's copy of it */
+    size_t at[PROBES];
+    mm_rng_t rng;
+    long bad; /* the first element a timed call left wrong, or -1 */
+} probes_t;
+
+typedef struct {
+    float *src;        /* shared: the input */
+    float *mine;       /* this program's copy of it */
     float *copy;       /* shared: memcpy's destination */
     uint16_t *out;     /* shared: the conversion's output */
-    uint16_t *check;   /* shared: other outputs (your scalar function's, the gate's) */
+    uint16_t *check;   /* shared: other outputs (the gate's, the CPU's instruction's) */
     convert_fn convert;
     int rc; /* the first error the conversion returned */
+    or_fmt_t fmt;
+    uint16_t *want;    /* this program's: the correctly rounded output of mine */
+    probes_t *probe;   /* NULL: the case is this program's own code, not yours */
 } conv_case_t;
 
 /* What paired_ratio measured. */
@@ -143,16 +155,50 @@ static void run_convert(void *p)
     c->rc = c->rc ? c->rc : rc;
 }
 
-/* Gradient-like values: random sign and mantissa, magnitudes log-uniform in 2^-24 .. 2^16, so
+/* A gradient-like value: random sign and mantissa, magnitude log-uniform in 2^-24 .. 2^16, so
  * that fp16 sees subnormals and the odd overflow, as unscaled gradients do. */
+static float gradient(mm_rng_t *r)
+{
+    uint64_t b = mm_rng_next(r);
+    uint32_t e = 127 - 24 + (uint32_t)((b >> 32) % 40);
+    return or_float((uint32_t)(b & 0x80000000u) | e << 23 | ((uint32_t)b & 0x7FFFFFu));
+}
+
 static void make_input(float *x, size_t n)
 {
     mm_rng_t r = mm_rng_new(8);
-    for (size_t i = 0; i < n; i++) {
-        uint64_t b = mm_rng_next(&r);
-        uint32_t e = 127 - 24 + (uint32_t)((b >> 32) % 40);
-        x[i] = or_float((uint32_t)(b & 0x80000000u) | e << 23 | ((uint32_t)b & 0x7FFFFFu));
+    for (size_t i = 0; i < n; i++)
+        x[i] = gradient(&r);
+}
+
+/* c->want: the oracle's output for c->mine (tests/oracle.h), in blocks. */
+static void make_want(conv_case_t *c)
+{
+    uint32_t bits[4096];
+    for (size_t i = 0; i < N; i += 4096) {
+        memcpy(bits, c->mine + i, sizeof bits);
+        or_narrow(c->fmt, bits, c->want + i, 4096);
     }
+}
+
+static void probes_set(conv_case_t *c)
+{
+    probes_t *p = c->probe;
+    for (int k = 0; k < PROBES; k++) {
+        size_t i = (size_t)mm_rng_range(&p->rng, 0, N - 1);
+        float v = gradient(&p->rng);
+        c->mine[i] = c->src[i] = v;
+        c->want[i] = or_soft_narrow(c->fmt, or_bits(v));
+        c->out[i] = (uint16_t)~c->want[i];
+        p->at[k] = i;
+    }
+}
+
+static void probes_check(const conv_case_t *c)
+{
+    for (int k = 0; k < PROBES && c->probe->bad < 0; k++)
+        if (c->out[c->probe->at[k]] != c->want[c->probe->at[k]])
+            c->probe->bad = (long)c->probe->at[k];
 }
 
 /* One timed run of c, in seconds; watch: c is this program's own code, watched by the idle
@@ -170,11 +216,12 @@ static double time_once(const mm_bench_case_t *c, int watch, paired_t *p)
 }
 
 /* mm_bench_paired_ratio's rounds (base, then yours, `reps` times after `warmup`), with base,
- * and yours when yours_here, watched for work of your process (paired_t.idle). Returns 0 or
- * -EINVAL. */
+ * and yours when yours_here, watched for work of your process (paired_t.idle); each timed call
+ * of a case with probes between probes_set and probes_check. Returns 0 or -EINVAL. */
 static int paired_ratio(const mm_bench_case_t *base, const mm_bench_case_t *yours, int yours_here,
                         unsigned warmup, unsigned reps, paired_t *p)
 {
+    conv_case_t *probed = ((conv_case_t *)yours->arg)->probe ? yours->arg : NULL;
     double tb[REPS], ty[REPS], r[REPS];
     if (reps == 0 || reps > REPS)
         return -EINVAL;
@@ -185,7 +232,11 @@ static int paired_ratio(const mm_bench_case_t *base, const mm_bench_case_t *your
     }
     for (unsigned k = 0; k < reps; k++) {
         tb[k] = time_once(base, 1, p);
+        if (probed)
+            probes_set(probed);
         ty[k] = time_once(yours, yours_here, p);
+        if (probed)
+            probes_check(probed);
         r[k] = tb[k] / ty[k];
     }
     p->ratio = mm_median(r, reps);
@@ -199,19 +250,14 @@ static int disturbed(const paired_t *p, char *why, size_t cap)
     return !mm_idle_ok(&p->idle, why, cap);
 }
 
-/* Index of the first element where the bulk output differs from your scalar function (run
- * over the same input by the `convert` workload, into c->check), -1 if none, -2 if the
- * workload failed, -3 if the input is no longer the one this program wrote. */
-static long first_mismatch(const conv_case_t *c, or_fmt_t fmt)
+/* Index of the first element where the bulk output differs from the oracle's, -1 if none,
+ * -3 if the input is no longer the one this program wrote. */
+static long first_mismatch(const conv_case_t *c)
 {
     if (memcmp(c->src, c->mine, (size_t)N * sizeof *c->src) != 0)
         return -3;
-    mp_work_convert_t q = { fmt == OR_F16 ? MP_WORK_F16 : MP_WORK_BF16, 1, 0, N,
-                            (uintptr_t)c->src, (uintptr_t)c->check, 0 };
-    if (mm_call_work("convert", &q, sizeof q, NULL, 0) != 0)
-        return -2;
     for (size_t i = 0; i < N; i++)
-        if (c->out[i] != c->check[i])
+        if (c->out[i] != c->want[i])
             return (long)i;
     return -1;
 }
@@ -223,6 +269,7 @@ static void bench_hardware(const conv_case_t *c, hw_case_t *hw, char *text, size
     conv_case_t h = *c;
     h.convert = hw->convert;
     h.out = h.check; /* your output stays as it was checked */
+    h.probe = NULL;
     mm_bench_case_t base = { "memcpy", run_memcpy, &h }, instr = { hw->name, run_convert, &h };
     paired_t p;
     char why[300];
@@ -242,6 +289,7 @@ static double scalar_vs_memcpy(const conv_case_t *c, char *busy, size_t cap)
     conv_case_t s = *c;
     s.convert = scalar_n;
     s.out = s.check;
+    s.probe = NULL;
     mm_bench_case_t base = { "memcpy", run_memcpy, &s }, scalar = { "scalar", run_convert, &s };
     paired_t p;
     if (paired_ratio(&base, &scalar, 1, 1, GATE_REPS, &p) != 0)
@@ -270,33 +318,39 @@ static int gate_fired(mm_json_t *j, double scalar, const char *busy)
 }
 
 /* The metric from a measurement whose output was checked (bad: first_mismatch's answer). */
-static void report_conversion(mm_json_t *j, const conv_case_t *c, or_fmt_t fmt,
-                              const char *metric, const paired_t *p, long bad, const char *hw)
+static void report_conversion(mm_json_t *j, const conv_case_t *c, const char *metric,
+                              const paired_t *p, long bad, const char *hw)
 {
     char why[300];
+    long late = c->probe->bad;
     if (bad == -3)
         mm_bench_fail(j, metric, "your code changed its input (src), which it must only read");
-    else if (bad == -2)
-        mm_bench_fail(j, metric, "your scalar conversion failed over the benchmark's input");
+    else if (late >= 0)
+        mm_bench_failf(j, metric, "a timed call left element %ld, given a new input (0x%08x) "
+                       "just before it, at 0x%04x, not 0x%04x: every call must convert its "
+                       "whole input", late, or_bits(c->mine[late]), c->out[late],
+                       c->want[late]);
     else if (bad >= 0)
-        mm_bench_failf(j, metric, "bulk output differs from the scalar function at element %ld "
-                       "(input 0x%08x): 0x%04x, the scalar function 0x%04x", bad,
-                       or_bits(c->mine[bad]), c->out[bad], c->check[bad]);
+        mm_bench_failf(j, metric, "bulk output differs from the correctly rounded value at "
+                       "element %ld (input 0x%08x): 0x%04x, not 0x%04x", bad,
+                       or_bits(c->mine[bad]), c->out[bad], c->want[bad]);
     else if (disturbed(p, why, sizeof why))
         mm_bench_skip(j, metric, why);
     else
         mm_bench_metricf(j, metric, p->ratio, "x memcpy", "memcpy %.1f ms (%.1f GB/s), your %s "
                          "%.1f ms%s; medians of %d rounds, your calls timed by this program",
                          p->t_base * 1e3, 2 * 0x1p26 / p->t_base / 1e9,
-                         fmt == OR_F16 ? "fp16" : "bf16", p->t_yours * 1e3, hw, REPS);
+                         c->fmt == OR_F16 ? "fp16" : "bf16", p->t_yours * 1e3, hw, REPS);
 }
 
-static void bench_conversion(mm_json_t *j, conv_case_t *c, or_fmt_t fmt, const char *metric,
-                             hw_case_t *hw)
+static void bench_conversion(mm_json_t *j, conv_case_t *c, const char *metric, hw_case_t *hw)
 {
     mm_bench_case_t base = { "memcpy", run_memcpy, c }, yours = { "yours", run_convert, c };
     paired_t p;
     char hw_text[100] = "";
+    probes_t probe = { { 0 }, mm_rng_new(c->fmt == OR_F16 ? 16 : 17), -1 };
+    make_want(c);
+    c->probe = &probe;
     memset(c->out, 0, (size_t)N * sizeof *c->out);
     c->rc = 0;
     if (paired_ratio(&base, &yours, 0, WARMUP, REPS, &p) != 0 || c->rc) {
@@ -304,11 +358,12 @@ static void bench_conversion(mm_json_t *j, conv_case_t *c, or_fmt_t fmt, const c
                        strerror(c->rc < 0 ? -c->rc : EINVAL));
         return;
     }
-    long bad = first_mismatch(c, fmt);
+    long bad = first_mismatch(c);
     char why[300];
-    if (bad == -1 && !disturbed(&p, why, sizeof why))
+    if (bad == -1 && probe.bad < 0 && !disturbed(&p, why, sizeof why))
         bench_hardware(c, hw, hw_text, sizeof hw_text);
-    report_conversion(j, c, fmt, metric, &p, bad, hw_text);
+    report_conversion(j, c, metric, &p, bad, hw_text);
+    c->probe = NULL;
 }
 
 /* Rounding ties, subnormals, overflow boundaries and NaN payloads, then gradient-like values. */
@@ -414,7 +469,8 @@ int main(void)
                                        "bulk_exact", NULL };
     int setup = mm_call_setup();
     float *mine = malloc((size_t)N * sizeof *mine);
-    if (setup != 0 || !mine) {
+    uint16_t *want = malloc((size_t)N * sizeof *want);
+    if (setup != 0 || !mine || !want) {
         mm_bench_fail_all(&j, all, "%s", setup ? "cannot start the program that runs your code"
                                                : "out of memory");
     } else {
@@ -423,15 +479,17 @@ int main(void)
         conv_case_t bf = { mm_shared_alloc((size_t)N * sizeof *mine), mine,
                            mm_shared_alloc((size_t)N * sizeof *mine),
                            mm_shared_alloc((size_t)N * sizeof(uint16_t)),
-                           mm_shared_alloc((size_t)N * sizeof(uint16_t)), mp_f32_to_bf16_n, 0 };
+                           mm_shared_alloc((size_t)N * sizeof(uint16_t)), mp_f32_to_bf16_n, 0,
+                           OR_BF16, want, NULL };
         conv_case_t hf = bf;
         hf.convert = mp_f32_to_f16_n;
-        memcpy((float *)bf.src, mine, (size_t)N * sizeof *mine);
+        hf.fmt = OR_F16;
+        memcpy(bf.src, mine, (size_t)N * sizeof *mine);
         char busy[300] = "";
         scalar = scalar_vs_memcpy(&hf, busy, sizeof busy);
         if (!gate_fired(&j, scalar, busy)) {
-            bench_conversion(&j, &bf, OR_BF16, "f32_to_bf16_vs_memcpy", &hwbf);
-            bench_conversion(&j, &hf, OR_F16, "f32_to_f16_vs_memcpy", &hw16);
+            bench_conversion(&j, &bf, "f32_to_bf16_vs_memcpy", &hwbf);
+            bench_conversion(&j, &hf, "f32_to_f16_vs_memcpy", &hw16);
         }
         bench_exact(&j, mine);
     }
@@ -447,5 +505,6 @@ int main(void)
     write_hardware_info(&j, &hwbf, "hardware_bf16");
     mm_json_end(&j);
     free(mine);
+    free(want);
     return 0;
 }
