@@ -222,6 +222,24 @@ def test_lab02_a_rewritten_trace_gains_nothing(tmp_path):
                                                                           LAB02)
 
 
+@pytest.mark.lab("08")
+def test_lab08_an_answer_kept_from_an_earlier_call_gains_nothing(tmp_path):
+    """Lab 08's reference whose bulk bf16 conversion does its work on the first call and returns
+    at once when called again on the same buffers: once timed as 200x memcpy, it now fails the
+    metric, since every timed call is given new inputs at random places first."""
+    head = "int mp_f32_to_bf16_n(const float *src, mp_bf16_t *dst, size_t n)\n{\n"
+    keep = ("    static const float *seen_src;\n    static mp_bf16_t *seen_dst;\n"
+            "    if (n > 1000000 && src == seen_src && dst == seen_dst)\n"
+            "        return 0; /* converted already */\n    seen_src = src, seen_dst = dst;\n")
+    sub = variants.make("lab08-mixed-precision", str(tmp_path / "sub"),
+                        [{"file": "src/convert.c", "old": head, "new": head + keep}])
+    g = grade(sub, "08", str(tmp_path / "out"), env=SANDBOX_ENV, extra=["--parts", "metrics"])
+    metric = g.metrics("08")["f32_to_bf16_vs_memcpy"]
+    assert metric["score"] == 0, metric
+    if metric["status"] != "skipped":  # the gate: this machine cannot show vectorization
+        assert "every call must convert its whole input" in metric["output"], metric
+
+
 @pytest.mark.lab("04")
 def test_lab04_forged_placement_gains_nothing(tmp_path):
     """Lab 04's reference with an nb_alloc_on_node that maps its memory but neither binds nor
