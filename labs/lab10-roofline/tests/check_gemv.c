@@ -6,10 +6,11 @@
 
 static void check_shape(mm_rng_t *r, size_t m, size_t n)
 {
-    float *A = tu_floats(r, m * n, -1.0, 1.0), *x = tu_floats(r, n, -2.0, 2.0);
+    float *A0 = tu_own_floats(r, m * n, -1.0, 1.0), *x0 = tu_own_floats(r, n, -2.0, 2.0);
     float *y = tu_floats(r, m, 7.0, 8.0);
     double *want = tu_doubles(m), *scale = tu_doubles(m);
-    tu_gemv_oracle(A, m, n, x, want, scale);
+    tu_gemv_oracle(A0, m, n, x0, want, scale);
+    float *A = tu_copy(A0, m * n), *x = tu_copy(x0, n);
     MM_CHECK_OK(rl_gemv(A, m, n, x, y));
     char what[80];
     snprintf(what, sizeof what, "gemv, A %zu x %zu", m, n);
@@ -17,6 +18,8 @@ static void check_shape(mm_rng_t *r, size_t m, size_t n)
     tu_free(A);
     tu_free(x);
     tu_free(y);
+    free(A0);
+    free(x0);
     free(want);
     free(scale);
 }

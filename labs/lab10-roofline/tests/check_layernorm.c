@@ -6,33 +6,37 @@
 #include <stdlib.h>
 #include "support.h"
 
-/* LayerNorm of x (rows x cols) with random gamma, beta, checked against the oracle to rel * the
- * oracle's scale (support.h) + abs. */
-static void check_layernorm(mm_rng_t *r, const float *x, size_t rows, size_t cols, float eps,
+/* LayerNorm of x0 (rows x cols, the test's own memory) with random gamma, beta, checked against
+ * the oracle to rel * the oracle's scale (support.h) + abs. */
+static void check_layernorm(mm_rng_t *r, const float *x0, size_t rows, size_t cols, float eps,
                             double rel, double abs, const char *what)
 {
-    float *gamma = tu_floats(r, cols, -2.0, 2.0), *beta = tu_floats(r, cols, -1.0, 1.0);
+    float *g0 = tu_own_floats(r, cols, -2.0, 2.0), *b0 = tu_own_floats(r, cols, -1.0, 1.0);
     float *y = tu_floats(r, rows * cols, 5.0, 6.0);
     double *want = tu_doubles(rows * cols), *scale = tu_doubles(rows * cols);
     char msg[160];
-    tu_layernorm_oracle(x, rows, cols, gamma, beta, eps, want, scale);
+    tu_layernorm_oracle(x0, rows, cols, g0, b0, eps, want, scale);
+    float *x = tu_copy(x0, rows * cols), *gamma = tu_copy(g0, cols), *beta = tu_copy(b0, cols);
     MM_CHECK_OK(rl_layernorm(x, rows, cols, gamma, beta, eps, y));
     snprintf(msg, sizeof msg, "%s, eps %g", what, (double)eps);
     tu_expect_close(y, want, scale, rows, cols, rel, abs, msg);
+    tu_free(x);
     tu_free(gamma);
     tu_free(beta);
     tu_free(y);
+    free(g0);
+    free(b0);
     free(want);
     free(scale);
 }
 
 static void check_random(mm_rng_t *r, size_t rows, size_t cols, double lo, double hi, float eps)
 {
-    float *x = tu_floats(r, rows * cols, lo, hi);
+    float *x = tu_own_floats(r, rows * cols, lo, hi);
     char what[80];
     snprintf(what, sizeof what, "layernorm of values in [%g, %g)", lo, hi);
     check_layernorm(r, x, rows, cols, eps, 1e-4, 1e-6, what);
-    tu_free(x);
+    free(x);
 }
 
 MM_TEST(test_layernorm_matches_oracle)
@@ -56,11 +60,10 @@ MM_TEST(test_layernorm_matches_oracle)
     /* Constant rows: variance 0, so y = beta (with eps, no 0 / 0). */
     const float value[] = { 0.75f, -3.0f, 1000.0f, 0.0f };
     for (size_t i = 0; i < sizeof value / sizeof value[0]; i++) {
-        float *x = tu_shared(2 * 23, sizeof *x);
+        float x[2 * 23];
         for (size_t j = 0; j < 2 * 23; j++)
             x[j] = value[i];
         check_layernorm(&r, x, 2, 23, 1e-5f, 1e-4, 1e-6, "a constant row: y = beta");
-        tu_free(x);
     }
 }
 MM_END_TEST
@@ -76,10 +79,10 @@ MM_TEST(test_layernorm_large_mean)
     mm_rng_t r = MM_RNG();
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         size_t rows = shapes[i][0], cols = shapes[i][1];
-        float *x = tu_floats(&r, rows * cols, 999.0, 1001.0); /* 1000 + uniform[-1, 1] */
+        float *x = tu_own_floats(&r, rows * cols, 999.0, 1001.0); /* 1000 + uniform[-1, 1] */
         check_layernorm(&r, x, rows, cols, 1e-5f, 5e-3, 1e-6,
                         "layernorm of 1000 + uniform[-1, 1]");
-        tu_free(x);
+        free(x);
     }
 }
 MM_END_TEST

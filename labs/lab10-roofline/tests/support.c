@@ -157,8 +157,22 @@ float *tu_floats(mm_rng_t *r, size_t n, double lo, double hi)
 
 float *tu_copy(const float *src, size_t n)
 {
-    float *p = tu_shared(n, sizeof *p);
-    memcpy(p, src, n * sizeof *p);
+    return tu_share(src, n * sizeof *src);
+}
+
+float *tu_own_floats(mm_rng_t *r, size_t n, double lo, double hi)
+{
+    float *p = malloc((n ? n : 1) * sizeof *p);
+    MM_CHECK(p != NULL, "test out of memory (%zu floats)", n);
+    for (size_t i = 0; i < n; i++)
+        p[i] = (float)(lo + (hi - lo) * mm_rng_unit(r));
+    return p;
+}
+
+void *tu_share(const void *own, size_t bytes)
+{
+    void *p = tu_shared(bytes, 1);
+    memcpy(p, own, bytes);
     return p;
 }
 

@@ -58,6 +58,12 @@ void tu_free(void *p);
 /* tu_shared floats, each uniform in [lo, hi); or a copy of src[0..n). */
 float *tu_floats(mm_rng_t *r, size_t n, double lo, double hi);
 float *tu_copy(const float *src, size_t n);
+/* An input whose oracle is worked out before the student's process can see it: n floats
+ * uniform in [lo, hi) in the test's own memory (free()), then shared with tu_share (a copy of
+ * `bytes` bytes, tu_free). Shared memory is that process's to change at any time, so an oracle
+ * never reads it. */
+float *tu_own_floats(mm_rng_t *r, size_t n, double lo, double hi);
+void *tu_share(const void *own, size_t bytes);
 /* tu_shared int32s, zeroed. */
 int32_t *tu_ints(size_t n);
 /* n doubles (at least one slot), zeroed, in the test's own memory; free(). Fails the test on no
