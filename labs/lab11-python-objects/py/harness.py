@@ -133,7 +133,7 @@ def trajectory(train_loop, steps):
     targets as the model and mse saw them, each step's loss as on_step gave it and as the result
     lists it, the last `steps` values of flush_log(), and the parameters at the end. Or, as a
     str, why that run is not what train()'s docstring says (learns' checks, on the same run)."""
-    seen_x, seen_y, first, means = [], [], [], []
+    seen_x, seen_y, first = [], [], []
     init, call, mse = mg.MLP.__init__, mg.MLP.__call__, mg.mse
 
     def recording_init(self, *args):
@@ -142,16 +142,14 @@ def trajectory(train_loop, steps):
 
     def recording_call(self, x):
         seen_x.append(x.data.copy())
-        out = call(self, x)
-        means.append(float(out.data.mean()))
-        return out
+        return call(self, x)
 
     def recording_mse(pred, target):
         seen_y.append(target.data.copy())
         return mse(pred, target)
     mg.MLP.__init__, mg.MLP.__call__, mg.mse = recording_init, recording_call, recording_mse
     try:
-        result, seen = run(train_loop, steps)
+        (result, seen), means = predicted_means(lambda: run(train_loop, steps))
     finally:
         mg.MLP.__init__, mg.MLP.__call__, mg.mse = init, call, mse
     why = reports_wrong(result, seen, steps) or log_mismatch(train_loop, means[-steps:])
