@@ -17,16 +17,15 @@ static void check_shape(mm_rng_t *r, shape_t s, int repeats)
     MM_CHECK(idx0 != NULL, "test out of memory");
     float *out = tu_floats(r, s.bags * s.dim, 5.0, 6.0);
     double *want = tu_doubles(s.bags * s.dim), *scale = tu_doubles(s.bags * s.dim);
-    int32_t *idx = idx0; /* filled here, then shared */
     for (size_t k = 0; k < s.bags * s.bag_size; k++) {
         uint64_t v = mm_rng_range(r, 0, s.rows - 1);
         if (repeats && k % s.bag_size) /* the bag's first row, again and again */
-            v = idx[k - k % s.bag_size];
-        idx[k] = (int32_t)(k == 0 ? s.rows - 1 : k == 1 ? 0 : v); /* both ends of the table */
+            v = idx0[k - k % s.bag_size];
+        idx0[k] = (int32_t)(k == 0 ? s.rows - 1 : k == 1 ? 0 : v); /* both ends of the table */
     }
     tu_embedding_bag_oracle(table0, s.dim, idx0, s.bags, s.bag_size, want, scale);
     float *table = tu_copy(table0, s.rows * s.dim);
-    idx = tu_share(idx0, s.bags * s.bag_size * sizeof *idx0);
+    int32_t *idx = tu_share(idx0, s.bags * s.bag_size * sizeof *idx0);
     MM_CHECK_OK(rl_embedding_bag(table, s.rows, s.dim, idx, s.bags, s.bag_size, out));
     char what[160];
     snprintf(what, sizeof what, "embedding bag: table %zu x %zu, %zu bags of %zu%s", s.rows,

@@ -147,12 +147,17 @@ void tu_free(void *p)
     mm_shared_free(p);
 }
 
-float *tu_floats(mm_rng_t *r, size_t n, double lo, double hi)
+/* p[0..n), each uniform in [lo, hi). */
+static float *fill_uniform(float *p, mm_rng_t *r, size_t n, double lo, double hi)
 {
-    float *p = tu_shared(n, sizeof *p);
     for (size_t i = 0; i < n; i++)
         p[i] = (float)(lo + (hi - lo) * mm_rng_unit(r));
     return p;
+}
+
+float *tu_floats(mm_rng_t *r, size_t n, double lo, double hi)
+{
+    return fill_uniform(tu_shared(n, sizeof(float)), r, n, lo, hi);
 }
 
 float *tu_copy(const float *src, size_t n)
@@ -164,9 +169,7 @@ float *tu_own_floats(mm_rng_t *r, size_t n, double lo, double hi)
 {
     float *p = malloc((n ? n : 1) * sizeof *p);
     MM_CHECK(p != NULL, "test out of memory (%zu floats)", n);
-    for (size_t i = 0; i < n; i++)
-        p[i] = (float)(lo + (hi - lo) * mm_rng_unit(r));
-    return p;
+    return fill_uniform(p, r, n, lo, hi);
 }
 
 void *tu_share(const void *own, size_t bytes)
